@@ -1,0 +1,154 @@
+"""Row checks of a sample table, vectorised: the table-level twin of the sample validators.
+
+The rules are the ones :class:`~sdvm_hf.samples.MultipleChoiceSample` enforces, evaluated
+with Arrow compute kernels so that a million rows cost a few passes over the columns. A
+table that passes can be turned into samples without re-running pydantic on every row.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from sdvm_hf.errors import Problem
+from sdvm_hf.samples import RESERVED_KEYS, STAGE_KEYS, STYLES, TASK_TYPE
+
+# Exactly the characters for which Python's str.isspace() is true, so that "blank" means the
+# same here as in the sample validator.
+_BLANK = (
+    r"^[\t-\r\x1c-\x20\x85\xa0\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}]*$"
+)
+
+
+def blank(strings: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    """True where a string is empty or whitespace only (null stays null)."""
+    return pc.match_substring_regex(strings, _BLANK)
+
+
+def _mask(values: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    """Nulls in a boolean mask count as bad."""
+    return pc.fill_null(values, True)
+
+
+def _rows(mask: pa.Array | pa.ChunkedArray) -> list[int]:
+    return [int(i) for i in pc.indices_nonzero(mask).to_pylist()]
+
+
+def _got(column: pa.ChunkedArray | pa.Array, row: int) -> str:
+    value = column[row].as_py()
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _finite_problems(array: pa.Array, where: str) -> Iterator[tuple[pa.Array, str]]:
+    """(mask over the struct's rows, path) for each float leaf holding NaN or infinity."""
+    dtype = array.type
+    if pa.types.is_floating(dtype):
+        yield pc.invert(pc.fill_null(pc.is_finite(array), True)), where
+    elif pa.types.is_struct(dtype):
+        for i, child in enumerate(dtype):
+            yield from _finite_problems(array.field(i), f"{where}.{child.name}")
+    elif pa.types.is_list(dtype) or pa.types.is_large_list(dtype):
+        flat = array.flatten()
+        parents = pc.list_parent_indices(array)
+        for inner, path in _finite_problems(flat, f"{where}[]"):
+            bad_parents = pc.unique(pc.filter(parents, inner))
+            yield pc.is_in(pa.array(range(len(array)), pa.int64()), value_set=bad_parents), path
+
+
+def _reject_nonfinite(token: str) -> Any:
+    raise ValueError(f"{token} is not JSON")
+
+
+def parse_json_object(text: str, column: str) -> dict[str, Any]:
+    """Parse one JSON object cell; ``ValueError`` saying what arrived otherwise."""
+    value = json.loads(text, parse_constant=_reject_nonfinite)
+    if not isinstance(value, dict):
+        raise ValueError(f"expected a JSON object, got {type(value).__name__}")
+    if column == "extra":
+        clash = [key for key in value if key in RESERVED_KEYS]
+        if clash:
+            raise ValueError(f"extra key {clash[0]!r} is reserved by the wire format")
+    return value
+
+
+def _json_cells(table: pa.Table, column: str) -> Iterator[Problem]:
+    values = table.column(column).to_pylist()
+    for row, text in enumerate(values):
+        if text is None:
+            if column == "extra":
+                yield Problem(row, column, "expected a JSON object, got None")
+            continue
+        try:
+            parse_json_object(text, column)
+        except ValueError as error:
+            yield Problem(row, column, f"{error} in {text[:60]!r}")
+
+
+def find_problems(table: pa.Table, limit: int | None = None) -> list[Problem]:
+    """Every rule a sample table's rows break, first rows first (at most ``limit``).
+
+    ``table`` must be canonical (see :func:`sdvm_hf.arrow.schema.canonical`).
+    """
+    problems: list[Problem] = []
+
+    def report(mask: pa.Array | pa.ChunkedArray, column: str, reason: Callable[[int], str]) -> None:
+        problems.extend(Problem(row, column, reason(row)) for row in _rows(mask))
+
+    col = table.column
+    report(
+        _mask(pc.not_equal(col("task_type"), TASK_TYPE)),
+        "task_type",
+        lambda r: f"expected {TASK_TYPE!r}, got {_got(col('task_type'), r)}",
+    )
+    report(
+        pc.invert(pc.is_in(col("style"), value_set=pa.array(STYLES))),
+        "style",
+        lambda r: f"expected 'continuation' or 'qa', got {_got(col('style'), r)}",
+    )
+    report(
+        _mask(blank(col("context"))),
+        "context",
+        lambda r: f"expected a non-empty string, got {_got(col('context'), r)}",
+    )
+    choices = col("choices")
+    lengths = pc.list_value_length(choices)
+    report(
+        _mask(pc.less(lengths, 2)),
+        "choices",
+        lambda r: f"expected at least two choices, got {_got(choices, r)}",
+    )
+    flat = pc.list_flatten(choices)
+    if flat.null_count:
+        parents = pc.list_parent_indices(choices)
+        bad = pc.unique(pc.filter(parents, pc.is_null(flat)))
+        report(
+            pc.is_in(pa.array(range(len(table)), pa.int64()), value_set=bad),
+            "choices",
+            lambda r: f"expected every choice to be a string, got {_got(choices, r)}",
+        )
+    answer = col("answer_index")
+    out_of_range = pc.or_kleene(pc.less(answer, 0), pc.greater_equal(answer, lengths))
+    report(
+        pc.and_(pc.fill_null(pc.greater_equal(lengths, 2), False), _mask(out_of_range)),
+        "answer_index",
+        lambda r: (
+            f"expected 0..{lengths[r].as_py() - 1} for {lengths[r].as_py()} choices, "
+            f"got {_got(answer, r)}"
+        ),
+    )
+    if pa.types.is_struct(table.schema.field("extra").type):
+        extra = col("extra").combine_chunks()
+        for mask, path in _finite_problems(extra, "extra"):
+            reason = f"{path} is not a finite number (JSON has no NaN or infinity)"
+            problems.extend(Problem(row, "extra", reason) for row in _rows(mask))
+    else:
+        problems.extend(_json_cells(table, "extra"))
+    for key in STAGE_KEYS:
+        problems.extend(_json_cells(table, key))
+    problems.sort(key=lambda problem: problem.row)
+    return problems if limit is None else problems[:limit]
