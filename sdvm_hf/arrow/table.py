@@ -60,9 +60,27 @@ def _struct_extra(extras: list[dict[str, Any]]) -> pa.Array | None:
         array = pa.array(extras)
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, OverflowError):
         return None
-    if json_type_problem(array.type, "extra") or not all(map(_same, array.to_pylist(), extras)):
+    if json_type_problem(array.type, "extra"):
+        return None
+    if _may_lose(array.type, top=True) and not all(map(_same, array.to_pylist(), extras)):
         return None
     return array
+
+
+def _may_lose(dtype: pa.DataType, top: bool = False) -> bool:
+    """Whether Arrow's inference could have changed a value of this type.
+
+    Ints are widened under a floating type, and differing nested dicts are merged into one
+    struct. Mixed bool/int/str values and out-of-range ints make inference fail instead, so
+    other types need no value check.
+    """
+    if pa.types.is_floating(dtype):
+        return True
+    if pa.types.is_struct(dtype):
+        return not top or any(_may_lose(child.type) for child in dtype)
+    if pa.types.is_list(dtype) or pa.types.is_large_list(dtype):
+        return _may_lose(dtype.value_type)
+    return False
 
 
 def samples_to_table(samples: Iterable[MultipleChoiceSample]) -> pa.Table:
