@@ -39,3 +39,7 @@ class ConversionError(ValueError):
     def __init__(self, where: str, problem: Problem) -> None:
         self.problem = problem
         super().__init__(f"{where} {problem}")
+
+
+class LayoutError(ValueError):
+    """A source whose columns do not fit the mapping (a missing column, an unknown layout)."""

@@ -128,7 +128,7 @@ def _blocks(column: pa.ChunkedArray | pa.Array) -> list[Any]:
     return [None if text is None else json.loads(text) for text in column.to_pylist()]
 
 
-def _build(batch: pa.Table | pa.RecordBatch) -> Iterator[MultipleChoiceSample]:
+def build_samples(batch: pa.Table | pa.RecordBatch) -> Iterator[MultipleChoiceSample]:
     """Typed samples of a validated, canonical batch, column by column."""
     extra_column = batch.column("extra")
     if pa.types.is_struct(extra_column.type):
@@ -238,11 +238,11 @@ class SampleSequence(Sequence[MultipleChoiceSample]):
         position = index + length if index < 0 else index
         if not 0 <= position < length:
             raise IndexError(f"sample index {index} out of range for {length} samples")
-        return next(_build(self._table.slice(position, 1)))
+        return next(build_samples(self._table.slice(position, 1)))
 
     def __iter__(self) -> Iterator[MultipleChoiceSample]:
         for batch in self._table.to_batches(max_chunksize=_BATCH_ROWS):
-            yield from _build(batch)
+            yield from build_samples(batch)
 
     def __repr__(self) -> str:
         return f"SampleSequence({len(self)} samples, {len(self.rejects)} rejects)"

@@ -8,7 +8,7 @@ table that passes can be turned into samples without re-running pydantic on ever
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from typing import Any
 
 import pyarrow as pa
@@ -44,20 +44,18 @@ def _got(column: pa.ChunkedArray | pa.Array, row: int) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def _finite_problems(array: pa.Array, where: str) -> Iterator[tuple[pa.Array, str]]:
-    """(mask over the struct's rows, path) for each float leaf holding NaN or infinity."""
+def _finite_problems(array: pa.Array, where: str) -> Iterator[tuple[list[int], str]]:
+    """(rows, path) for each float leaf below ``array`` holding NaN or infinity."""
     dtype = array.type
     if pa.types.is_floating(dtype):
-        yield pc.invert(pc.fill_null(pc.is_finite(array), True)), where
+        yield _rows(pc.invert(pc.fill_null(pc.is_finite(array), True))), where
     elif pa.types.is_struct(dtype):
         for i, child in enumerate(dtype):
             yield from _finite_problems(array.field(i), f"{where}.{child.name}")
     elif pa.types.is_list(dtype) or pa.types.is_large_list(dtype):
-        flat = array.flatten()
-        parents = pc.list_parent_indices(array)
-        for inner, path in _finite_problems(flat, f"{where}[]"):
-            bad_parents = pc.unique(pc.filter(parents, inner))
-            yield pc.is_in(pa.array(range(len(array)), pa.int64()), value_set=bad_parents), path
+        parents = pc.list_parent_indices(array).to_pylist()
+        for inner, path in _finite_problems(array.flatten(), f"{where}[]"):
+            yield sorted({parents[i] for i in inner}), path
 
 
 def _reject_nonfinite(token: str) -> Any:
@@ -89,66 +87,80 @@ def _json_cells(table: pa.Table, column: str) -> Iterator[Problem]:
             yield Problem(row, column, f"{error} in {text[:60]!r}")
 
 
-def find_problems(table: pa.Table, limit: int | None = None) -> list[Problem]:
+def find_problems(
+    table: pa.Table, limit: int | None = None, columns: Collection[str] | None = None
+) -> list[Problem]:
     """Every rule a sample table's rows break, first rows first (at most ``limit``).
 
-    ``table`` must be canonical (see :func:`sdvm_hf.arrow.schema.canonical`).
+    ``table`` must be canonical (see :func:`sdvm_hf.arrow.schema.canonical`); ``columns``
+    limits the checks to those sample columns (default: all).
     """
+    checked = set(columns) if columns is not None else None
+
+    def wanted(column: str) -> bool:
+        return checked is None or column in checked
+
     problems: list[Problem] = []
 
-    def report(mask: pa.Array | pa.ChunkedArray, column: str, reason: Callable[[int], str]) -> None:
-        problems.extend(Problem(row, column, reason(row)) for row in _rows(mask))
+    def report(rows: list[int], column: str, reason: Callable[[int], str]) -> None:
+        if wanted(column):
+            problems.extend(Problem(row, column, reason(row)) for row in rows)
 
     col = table.column
-    report(
-        _mask(pc.not_equal(col("task_type"), TASK_TYPE)),
-        "task_type",
-        lambda r: f"expected {TASK_TYPE!r}, got {_got(col('task_type'), r)}",
-    )
-    report(
-        pc.invert(pc.is_in(col("style"), value_set=pa.array(STYLES))),
-        "style",
-        lambda r: f"expected 'continuation' or 'qa', got {_got(col('style'), r)}",
-    )
-    report(
-        _mask(blank(col("context"))),
-        "context",
-        lambda r: f"expected a non-empty string, got {_got(col('context'), r)}",
-    )
+    if wanted("task_type"):
+        report(
+            _rows(_mask(pc.not_equal(col("task_type"), TASK_TYPE))),
+            "task_type",
+            lambda r: f"expected {TASK_TYPE!r}, got {_got(col('task_type'), r)}",
+        )
+    if wanted("style"):
+        report(
+            _rows(pc.invert(pc.is_in(col("style"), value_set=pa.array(STYLES)))),
+            "style",
+            lambda r: f"expected 'continuation' or 'qa', got {_got(col('style'), r)}",
+        )
+    if wanted("context"):
+        report(
+            _rows(_mask(blank(col("context")))),
+            "context",
+            lambda r: f"expected a non-empty string, got {_got(col('context'), r)}",
+        )
     choices = col("choices")
     lengths = pc.list_value_length(choices)
     report(
-        _mask(pc.less(lengths, 2)),
+        _rows(_mask(pc.less(lengths, 2))),
         "choices",
         lambda r: f"expected at least two choices, got {_got(choices, r)}",
     )
     flat = pc.list_flatten(choices)
-    if flat.null_count:
+    if flat.null_count and wanted("choices"):
         parents = pc.list_parent_indices(choices)
-        bad = pc.unique(pc.filter(parents, pc.is_null(flat)))
         report(
-            pc.is_in(pa.array(range(len(table)), pa.int64()), value_set=bad),
+            pc.unique(pc.filter(parents, pc.is_null(flat))).to_pylist(),
             "choices",
             lambda r: f"expected every choice to be a string, got {_got(choices, r)}",
         )
-    answer = col("answer_index")
-    out_of_range = pc.or_kleene(pc.less(answer, 0), pc.greater_equal(answer, lengths))
-    report(
-        pc.and_(pc.fill_null(pc.greater_equal(lengths, 2), False), _mask(out_of_range)),
-        "answer_index",
-        lambda r: (
-            f"expected 0..{lengths[r].as_py() - 1} for {lengths[r].as_py()} choices, "
-            f"got {_got(answer, r)}"
-        ),
-    )
-    if pa.types.is_struct(table.schema.field("extra").type):
+    if wanted("answer_index"):
+        answer = col("answer_index")
+        out_of_range = pc.or_kleene(pc.less(answer, 0), pc.greater_equal(answer, lengths))
+        valid_choices = pc.fill_null(pc.greater_equal(lengths, 2), False)
+        report(
+            _rows(pc.and_(valid_choices, _mask(out_of_range))),
+            "answer_index",
+            lambda r: (
+                f"expected 0..{lengths[r].as_py() - 1} for {lengths[r].as_py()} choices, "
+                f"got {_got(answer, r)}"
+            ),
+        )
+    if wanted("extra") and pa.types.is_struct(table.schema.field("extra").type):
         extra = col("extra").combine_chunks()
-        for mask, path in _finite_problems(extra, "extra"):
+        for rows, path in _finite_problems(extra, "extra"):
             reason = f"{path} is not a finite number (JSON has no NaN or infinity)"
-            problems.extend(Problem(row, "extra", reason) for row in _rows(mask))
-    else:
+            problems.extend(Problem(row, "extra", reason) for row in rows)
+    elif wanted("extra"):
         problems.extend(_json_cells(table, "extra"))
     for key in STAGE_KEYS:
-        problems.extend(_json_cells(table, key))
+        if wanted(key):
+            problems.extend(_json_cells(table, key))
     problems.sort(key=lambda problem: problem.row)
     return problems if limit is None else problems[:limit]

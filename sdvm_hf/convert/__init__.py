@@ -1,0 +1,1 @@
+"""Converters: the generic mapping and the dataset presets built on it."""

@@ -1,0 +1,1 @@
+"""Loaders: Hugging Face splits and local files to typed samples."""

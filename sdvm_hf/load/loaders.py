@@ -1,0 +1,319 @@
+"""``load_hellaswag``, ``load_mmlu`` and the generic ``load_multiple_choice``.
+
+Each returns the typed samples as a :class:`~sdvm_hf.arrow.table.SampleSequence` (lazy,
+Arrow-backed, with ``.dataset`` and ``.rejects``), or with ``streaming=True`` a
+:class:`StreamingSamples` that yields typed samples without loading the split.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import Literal, overload
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from sdvm_hf.arrow.table import SampleSequence, build_samples
+from sdvm_hf.convert import hellaswag, mmlu
+from sdvm_hf.convert.mapping import MultipleChoiceMapping, OnError
+from sdvm_hf.errors import Reject
+from sdvm_hf.load.sources import DataFiles, Source, bundled_file, load_table, stream_batches
+from sdvm_hf.samples import MultipleChoiceSample
+
+MappingChoice = MultipleChoiceMapping | Callable[[Sequence[str]], MultipleChoiceMapping]
+"""A mapping, or a function that picks one from the source's column names."""
+
+BATCH_ROWS = 65_536
+
+BUNDLED = {
+    "hellaswag": ("hellaswag_validation.parquet", "validation"),
+    "mmlu": ("mmlu_test.parquet", "test"),
+}
+"""The small real slices shipped in the package (``bundled=True``): file name and split."""
+
+
+class StreamingSamples:
+    """Typed samples yielded batch by batch from a streamed split (``streaming=True``).
+
+    ``rejects`` fills up as the stream goes (with ``on_error="skip"``).
+    """
+
+    def __init__(
+        self,
+        batches: Callable[[], Iterator[pa.Table]],
+        mapping: MappingChoice,
+        split: str,
+        on_error: OnError,
+        subject: str | None = None,
+    ) -> None:
+        """Wrap a function that streams the source batch by batch."""
+        self._batches = batches
+        self._mapping = mapping
+        self._split = split
+        self._on_error: OnError = on_error
+        self._subject = subject
+        self.rejects: list[Reject] = []
+
+    def __iter__(self) -> Iterator[MultipleChoiceSample]:
+        self.rejects = []
+        offset = 0
+        for batch in self._batches():
+            batch = _only_subject(batch, self._subject)
+            mapping = _resolve(self._mapping, batch.column_names)
+            result = mapping.convert(
+                batch, split=self._split, on_error=self._on_error, row_offset=offset
+            )
+            self.rejects.extend(result.rejects)
+            offset += batch.num_rows
+            yield from build_samples(result.table)
+
+
+def _resolve(mapping: MappingChoice, columns: Sequence[str]) -> MultipleChoiceMapping:
+    return mapping if isinstance(mapping, MultipleChoiceMapping) else mapping(columns)
+
+
+def _only_subject(table: pa.Table, subject: str | None) -> pa.Table:
+    if subject is None or subject == "all" or "subject" not in table.column_names:
+        return table
+    return table.filter(pc.equal(table.column("subject"), subject))
+
+
+def convert_table(
+    table: pa.Table, mapping: MappingChoice, split: str = "", on_error: OnError = "raise"
+) -> SampleSequence:
+    """Convert a whole source table in batches; rows are numbered across the table."""
+    resolved = _resolve(mapping, table.column_names)
+    parts, rejects, offset = [], [], 0
+    for batch in table.to_batches(max_chunksize=BATCH_ROWS):
+        result = resolved.convert(batch, split=split, on_error=on_error, row_offset=offset)
+        parts.append(result.table)
+        rejects += result.rejects
+        offset += batch.num_rows
+    schema = resolved.schema(table.schema, split)
+    converted = pa.Table.from_batches([], schema) if not parts else pa.concat_tables(parts)
+    return SampleSequence(converted, rejects=rejects, validate=False)
+
+
+def _load(
+    source: Source,
+    mapping: MappingChoice,
+    streaming: bool,
+    on_error: OnError,
+    subject: str | None = None,
+) -> SampleSequence | StreamingSamples:
+    if streaming:
+        return StreamingSamples(
+            lambda: stream_batches(source, BATCH_ROWS), mapping, source.split, on_error, subject
+        )
+    table, _ = load_table(source)
+    return convert_table(_only_subject(table, subject), mapping, source.split, on_error)
+
+
+@overload
+def load_multiple_choice(
+    path: str | None,
+    mapping: MappingChoice,
+    *,
+    name: str | None = ...,
+    split: str = ...,
+    data_files: DataFiles | None = ...,
+    revision: str | None = ...,
+    cache_dir: str | None = ...,
+    token: str | bool | None = ...,
+    on_error: OnError = ...,
+    streaming: Literal[False] = ...,
+) -> SampleSequence: ...
+@overload
+def load_multiple_choice(
+    path: str | None,
+    mapping: MappingChoice,
+    *,
+    name: str | None = ...,
+    split: str = ...,
+    data_files: DataFiles | None = ...,
+    revision: str | None = ...,
+    cache_dir: str | None = ...,
+    token: str | bool | None = ...,
+    on_error: OnError = ...,
+    streaming: Literal[True],
+) -> StreamingSamples: ...
+def load_multiple_choice(
+    path: str | None,
+    mapping: MappingChoice,
+    *,
+    name: str | None = None,
+    split: str = "train",
+    data_files: DataFiles | None = None,
+    revision: str | None = None,
+    cache_dir: str | None = None,
+    streaming: bool = False,
+    token: str | bool | None = None,
+    on_error: OnError = "raise",
+) -> SampleSequence | StreamingSamples:
+    """Load any multiple-choice split with a :class:`MultipleChoiceMapping`.
+
+    ``path`` is a Hub dataset id (with ``name``, ``split``, ``revision``, ``token``), or
+    ``None`` with ``data_files``: local Parquet, JSON Lines, JSON or CSV files (paths, globs or
+    a folder). ``cache_dir`` is passed to ``datasets``. ``on_error="skip"`` leaves bad rows
+    out and lists them in ``.rejects``.
+    """
+    source = Source(
+        path=path,
+        name=name,
+        split=split,
+        data_files=data_files,
+        revision=revision,
+        cache_dir=cache_dir,
+        token=token,
+    )
+    return _load(source, mapping, streaming, on_error)
+
+
+def _bundled(dataset: str, split: str) -> str:
+    file, bundled_split = BUNDLED[dataset]
+    if split != bundled_split:
+        raise ValueError(
+            f"the bundled {dataset} slice holds the {bundled_split!r} split only, got "
+            f"split={split!r}"
+        )
+    return str(bundled_file(file))
+
+
+@overload
+def load_hellaswag(
+    split: str = ...,
+    *,
+    bundled: bool = ...,
+    data_files: DataFiles | None = ...,
+    revision: str | None = ...,
+    cache_dir: str | None = ...,
+    token: str | bool | None = ...,
+    on_error: OnError = ...,
+    streaming: Literal[False] = ...,
+) -> SampleSequence: ...
+@overload
+def load_hellaswag(
+    split: str = ...,
+    *,
+    bundled: bool = ...,
+    data_files: DataFiles | None = ...,
+    revision: str | None = ...,
+    cache_dir: str | None = ...,
+    token: str | bool | None = ...,
+    on_error: OnError = ...,
+    streaming: Literal[True],
+) -> StreamingSamples: ...
+def load_hellaswag(
+    split: str = "validation",
+    *,
+    bundled: bool = False,
+    data_files: DataFiles | None = None,
+    revision: str | None = None,
+    cache_dir: str | None = None,
+    streaming: bool = False,
+    token: str | bool | None = None,
+    on_error: OnError = "raise",
+) -> SampleSequence | StreamingSamples:
+    """HellaSwag as :class:`~sdvm_hf.MultipleChoiceCompletionSample` s.
+
+    From the Hub (``Rowan/hellaswag`` at ``refs/convert/parquet`` unless ``revision`` says
+    otherwise), from ``data_files`` (the Hub's Parquet or the original jsonl, whose labels are
+    ints), or with ``bundled=True`` from the slice of the validation split shipped in the
+    package (no network). The test split's labels are withheld: its rows cannot be samples.
+    """
+    if bundled:
+        data_files = _bundled("hellaswag", split)
+    source = Source(
+        path=None if data_files is not None else hellaswag.HUB_PATH,
+        split=split,
+        data_files=data_files,
+        revision=revision if revision is not None else hellaswag.HUB_REVISION,
+        cache_dir=cache_dir,
+        token=token,
+    )
+    return _load(source, hellaswag.HELLASWAG, streaming, on_error)
+
+
+@overload
+def load_mmlu(
+    subject: str = ...,
+    split: str = ...,
+    *,
+    layout: str | None = ...,
+    bundled: bool = ...,
+    data_files: DataFiles | None = ...,
+    revision: str | None = ...,
+    cache_dir: str | None = ...,
+    token: str | bool | None = ...,
+    on_error: OnError = ...,
+    streaming: Literal[False] = ...,
+) -> SampleSequence: ...
+@overload
+def load_mmlu(
+    subject: str = ...,
+    split: str = ...,
+    *,
+    layout: str | None = ...,
+    bundled: bool = ...,
+    data_files: DataFiles | None = ...,
+    revision: str | None = ...,
+    cache_dir: str | None = ...,
+    token: str | bool | None = ...,
+    on_error: OnError = ...,
+    streaming: Literal[True],
+) -> StreamingSamples: ...
+def load_mmlu(
+    subject: str = "all",
+    split: str = "test",
+    *,
+    layout: str | None = None,
+    bundled: bool = False,
+    data_files: DataFiles | None = None,
+    revision: str | None = None,
+    cache_dir: str | None = None,
+    streaming: bool = False,
+    token: str | bool | None = None,
+    on_error: OnError = "raise",
+) -> SampleSequence | StreamingSamples:
+    """MMLU as :class:`~sdvm_hf.MultipleChoiceQuestionAnswerSample` s, in any known layout.
+
+    From the Hub (``cais/mmlu``, configuration ``subject``), from ``data_files`` in any layout
+    of :mod:`sdvm_hf.convert.mmlu` (recognised from the columns, or named by ``layout``; the
+    original headerless CSV files take their subject from the file name), or with
+    ``bundled=True`` from the slice of the test split shipped in the package. With local files,
+    a ``subject`` other than ``"all"`` keeps that subject's rows.
+    """
+    if bundled:
+        data_files = _bundled("mmlu", split)
+    csv_columns = mmlu.HENDRYCKS_COLUMNS if layout == "hendrycks_csv" else None
+    if data_files is not None and layout is None and _headerless_csv(data_files):
+        layout, csv_columns = "hendrycks_csv", mmlu.HENDRYCKS_COLUMNS
+    source = Source(
+        path=None if data_files is not None else "cais/mmlu",
+        name=None if data_files is not None else subject,
+        split=split,
+        data_files=data_files,
+        revision=revision,
+        cache_dir=cache_dir,
+        token=token,
+        csv_columns=csv_columns,
+    )
+
+    def pick(columns: Sequence[str]) -> MultipleChoiceMapping:
+        return mmlu.mmlu_mapping(columns, layout)
+
+    local_subject = subject if data_files is not None else None
+    return _load(source, pick, streaming, on_error, local_subject)
+
+
+def _headerless_csv(data_files: DataFiles) -> bool:
+    """Whether these are CSV files whose first line is data, not column names."""
+    from sdvm_hf.load.sources import builder_for, expand
+
+    files = expand(data_files)
+    if builder_for(files) != "csv":
+        return False
+    with open(files[0], encoding="utf-8") as first:
+        header = first.readline()
+    known = {"question", "Question", "input", "A", "option_a", "choices"}
+    return not known & {field.strip().strip('"') for field in header.split(",")}

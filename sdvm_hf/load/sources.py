@@ -1,0 +1,181 @@
+"""Where source rows come from: the Hub or local files, read through ``datasets``.
+
+CSV is read with ``pyarrow.csv`` and every column typed as a string: pandas (behind the
+``datasets`` CSV builder) would turn an MMLU choice ``"None"`` or ``"NA"`` into a missing
+value and ``"01"`` into ``1``.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.csv as pacsv
+
+DataFiles = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
+
+_BUILDERS = {".parquet": "parquet", ".jsonl": "json", ".json": "json", ".csv": "csv"}
+
+
+def bundled_file(name: str) -> Path:
+    """The path of a data file shipped inside the package (``sdvm_hf/data``)."""
+    return Path(str(resources.files("sdvm_hf") / "data" / name))
+
+
+def expand(data_files: DataFiles) -> list[str]:
+    """Local paths and glob patterns to a sorted list of files (a folder: every file in it)."""
+    items = [data_files] if isinstance(data_files, str | os.PathLike) else list(data_files)
+    files: list[str] = []
+    for item in map(str, items):
+        if os.path.isdir(item):
+            files += sorted(str(p) for p in Path(item).iterdir() if p.is_file())
+        elif glob.has_magic(item):
+            files += sorted(glob.glob(item))
+        else:
+            files.append(item)
+    if not files:
+        raise FileNotFoundError(f"no files match {data_files!r}")
+    for file in files:
+        if not os.path.exists(file):
+            raise FileNotFoundError(f"no such data file: {file}")
+    return files
+
+
+def builder_for(files: Sequence[str]) -> str:
+    """The ``datasets`` builder for these files (``parquet``, ``json`` or ``csv``)."""
+    kinds = set()
+    for file in files:
+        suffix = "".join(Path(file).suffixes[-2:]) if file.endswith(".gz") else Path(file).suffix
+        suffix = suffix.removesuffix(".gz")
+        if suffix not in _BUILDERS:
+            raise ValueError(
+                f"cannot tell the format of {file}: expected .parquet, .jsonl, .json or .csv "
+                f"(optionally .gz)"
+            )
+        kinds.add(_BUILDERS[suffix])
+    if len(kinds) > 1:
+        raise ValueError(f"data files mix formats ({', '.join(sorted(kinds))}); load them apart")
+    return kinds.pop()
+
+
+@dataclass(frozen=True)
+class Source:
+    """How to reach a split: a Hub dataset or local files, and the options passed through."""
+
+    path: str | None = None
+    """A Hub dataset id (``"cais/mmlu"``); ``None`` with ``data_files``."""
+    name: str | None = None
+    """The Hub configuration (``"all"``)."""
+    split: str = "train"
+    data_files: DataFiles | None = None
+    revision: str | None = None
+    cache_dir: str | None = None
+    token: str | bool | None = None
+    csv_columns: tuple[str, ...] | None = None
+    """For headerless CSV: the column names; with them each file's name also becomes a
+    ``subject`` column (MMLU's original distribution)."""
+
+    def load_dataset_args(self) -> tuple[str, dict[str, Any]]:
+        """The exact arguments for ``datasets.load_dataset`` (never ``trust_remote_code``)."""
+        if self.data_files is not None:
+            files = expand(self.data_files)
+            return builder_for(files), {
+                "data_files": {self.split: files},
+                "split": self.split,
+                "cache_dir": self.cache_dir,
+            }
+        if self.path is None:
+            raise ValueError("give a Hub dataset path or data_files")
+        return self.path, {
+            "name": self.name,
+            "split": self.split,
+            "revision": self.revision,
+            "cache_dir": self.cache_dir,
+            "token": self.token,
+        }
+
+    def is_csv(self) -> bool:
+        """Whether this source is local CSV files (read with pyarrow, all strings)."""
+        return self.data_files is not None and builder_for(expand(self.data_files)) == "csv"
+
+
+def load_table(source: Source) -> tuple[pa.Table, Any]:
+    """The whole split as an Arrow table, and the ``datasets.Dataset`` behind it (or None)."""
+    if source.is_csv():
+        return read_csv(expand(source.data_files or ()), source.csv_columns), None
+    import datasets
+
+    builder, kwargs = source.load_dataset_args()
+    dataset = datasets.load_dataset(builder, **kwargs)
+    if dataset._indices is not None:
+        dataset = dataset.flatten_indices()
+    return dataset.data.table, dataset
+
+
+def stream_batches(source: Source, batch_size: int) -> Iterator[pa.Table]:
+    """The split batch by batch, without loading it whole (``streaming=True``)."""
+    if source.is_csv():
+        for file in expand(source.data_files or ()):
+            yield from _csv_batches(file, source.csv_columns, batch_size)
+        return
+    import datasets
+
+    builder, kwargs = source.load_dataset_args()
+    stream = datasets.load_dataset(builder, streaming=True, **kwargs)
+    yield from stream.with_format("arrow").iter(batch_size=batch_size)
+
+
+def _csv_options(
+    file: str, columns: Sequence[str] | None
+) -> tuple[pacsv.ReadOptions, pacsv.ConvertOptions]:
+    if columns is not None:
+        names = list(columns)
+        read = pacsv.ReadOptions(column_names=names)
+    else:
+        with pacsv.open_csv(file) as reader:
+            header = reader.schema.names
+        names = [name or f"Unnamed: {i}" for i, name in enumerate(header)]
+        read = pacsv.ReadOptions(column_names=names, skip_rows=1)
+    strings = {name: pa.string() for name in names}
+    return read, pacsv.ConvertOptions(column_types=strings, strings_can_be_null=False)
+
+
+def _subject(file: str) -> str:
+    return re.sub(r"_(dev|val|test|train)$", "", Path(file).name.split(".")[0])
+
+
+def _with_subject(table: pa.Table, file: str, columns: Sequence[str] | None) -> pa.Table:
+    if columns is None:
+        return table
+    return table.append_column(
+        "subject", pa.nulls(table.num_rows, pa.string()).fill_null(_subject(file))
+    )
+
+
+def read_csv(files: Sequence[str], columns: Sequence[str] | None = None) -> pa.Table:
+    """CSV files as one table, every column a string, nothing turned into a missing value."""
+    tables = []
+    for file in files:
+        read, convert = _csv_options(file, columns)
+        tables.append(
+            _with_subject(
+                pacsv.read_csv(file, read_options=read, convert_options=convert), file, columns
+            )
+        )
+    return pa.concat_tables(tables)
+
+
+def _csv_batches(file: str, columns: Sequence[str] | None, batch_size: int) -> Iterator[pa.Table]:
+    read, convert = _csv_options(file, columns)
+    with pacsv.open_csv(file, read_options=read, convert_options=convert) as reader:
+        for batch in reader:
+            table = _with_subject(pa.Table.from_batches([batch]), file, columns)
+            for offset in range(0, table.num_rows, batch_size):
+                yield table.slice(offset, batch_size)

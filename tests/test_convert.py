@@ -1,0 +1,349 @@
+"""The generic mapping and the presets: three forms that agree, and bad rows reported."""
+
+import json
+from pathlib import Path
+from typing import Any
+
+import datasets
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from sdvm_hf import (
+    HELLASWAG,
+    MMLU_LAYOUTS,
+    ConversionError,
+    LayoutError,
+    MultipleChoiceCompletionSample,
+    MultipleChoiceMapping,
+    MultipleChoiceQuestionAnswerSample,
+    Reject,
+    SampleSequence,
+    detect_mmlu_layout,
+)
+
+FIXTURES = Path(__file__).parent / "fixtures"
+HELLASWAG_HUB = FIXTURES / "hellaswag" / "validation.parquet"
+
+
+def typed(table: pa.Table) -> list[Any]:
+    return list(SampleSequence(table))
+
+
+def three_forms(
+    mapping: MultipleChoiceMapping, source: pa.Table, split: str = "validation"
+) -> tuple[list[Any], list[Any], list[Any]]:
+    by_table = typed(mapping.table(source, split=split))
+    by_row = [
+        mapping.row(row, split=split, row_number=i) for i, row in enumerate(source.to_pylist())
+    ]
+    dataset = datasets.Dataset(datasets.table.InMemoryTable(source))
+    mapped = dataset.map(
+        mapping.batch,
+        batched=True,
+        batch_size=5,
+        with_indices=True,
+        remove_columns=dataset.column_names,
+        features=mapping.features(dataset.features),
+        fn_kwargs={"split": split},
+    )
+    by_batch = typed(mapped.data.table)
+    return by_table, by_batch, by_row
+
+
+def test_hellaswag_the_three_forms_give_identical_samples() -> None:
+    source = pq.read_table(HELLASWAG_HUB)
+    by_table, by_batch, by_row = three_forms(HELLASWAG, source)
+    assert by_table == by_batch == by_row
+    assert len(by_table) == source.num_rows
+    first = by_table[0]
+    assert type(first) is MultipleChoiceCompletionSample
+    assert first.context == source.column("ctx")[0].as_py() == "A man is sitting on a roof. he"
+    assert first.choices == source.column("endings")[0].as_py()
+    assert first.answer_index == int(source.column("label")[0].as_py())
+    assert list(first.extra) == [
+        "ind",
+        "activity_label",
+        "ctx_a",
+        "ctx_b",
+        "source_id",
+        "split",
+        "split_type",
+    ]
+
+
+@pytest.mark.parametrize("layout", sorted(set(MMLU_LAYOUTS) - {"hendrycks_csv", "mmmlu"}))
+def test_mmlu_layouts_the_three_forms_agree(layout: str) -> None:
+    source = pq.read_table(
+        FIXTURES / "mmlu" / f"{'cais_test' if layout == 'cais' else layout}.parquet"
+    )
+    mapping = MMLU_LAYOUTS[detect_mmlu_layout(source.column_names)]
+    assert mapping is MMLU_LAYOUTS[layout]
+    if layout == "mmlu_pro":
+        source = source.slice(0, 6)  # the fixture's last two rows carry one and two options
+    by_table, by_batch, by_row = three_forms(mapping, source, "test")
+    assert by_table == by_batch == by_row
+    assert all(type(sample) is MultipleChoiceQuestionAnswerSample for sample in by_table)
+
+
+def test_hellaswag_extra_keeps_the_hub_types_from_either_source() -> None:
+    hub = HELLASWAG.table(pq.read_table(HELLASWAG_HUB))
+    rows = [
+        json.loads(line)
+        for line in (FIXTURES / "hellaswag" / "validation.jsonl").read_text().splitlines()
+    ]
+    original = HELLASWAG.table(pa.Table.from_pylist(rows))
+    assert hub.schema.field("extra").type.field("ind").type == pa.int32()
+    assert original.schema == hub.schema
+    assert typed(original) == typed(hub)
+
+
+def test_the_table_form_takes_a_record_batch_and_is_pure() -> None:
+    source = pq.read_table(HELLASWAG_HUB)
+    batch = source.to_batches()[0]
+    assert HELLASWAG.table(batch).equals(HELLASWAG.table(source))
+    assert HELLASWAG.table(batch).equals(HELLASWAG.table(batch))
+
+
+ARC = MultipleChoiceMapping(
+    name="arc", context="question", choices=("A", "B", "C"), answer="key", answer_format="letter"
+)
+
+
+def arc_rows(**change: Any) -> pa.Table:
+    rows = [
+        {
+            "question": "Which is a metal?",
+            "A": "iron",
+            "B": "wood",
+            "C": "glass",
+            "key": "A",
+            "id": "q1",
+        },
+        {
+            "question": "Which is a gas?",
+            "A": "ice",
+            "B": "steam",
+            "C": "stone",
+            "key": "B",
+            "id": "q2",
+        },
+    ]
+    rows[1].update(change)
+    return pa.Table.from_pylist(rows)
+
+
+@pytest.mark.parametrize(
+    ("mapping", "answers", "want"),
+    [
+        (
+            MultipleChoiceMapping(name="t", context="q", choices="c", answer="a"),
+            pa.array([2, 0], pa.int32()),
+            [2, 0],
+        ),
+        (
+            MultipleChoiceMapping(name="t", context="q", choices="c", answer="a"),
+            pa.array(["2", "0"]),
+            [2, 0],
+        ),
+        (
+            MultipleChoiceMapping(name="t", context="q", choices="c", answer="a"),
+            pa.array([2.0, 0.0]),
+            [2, 0],
+        ),
+        (
+            MultipleChoiceMapping(
+                name="t", context="q", choices="c", answer="a", answer_format="letter"
+            ),
+            pa.array(["C", "A"]),
+            [2, 0],
+        ),
+        (
+            MultipleChoiceMapping(
+                name="t", context="q", choices="c", answer="a", answer_format="text"
+            ),
+            pa.array(["z", "x"]),
+            [2, 0],
+        ),
+    ],
+)
+def test_answers_as_index_letter_or_text(
+    mapping: MultipleChoiceMapping, answers: pa.Array, want: list[int]
+) -> None:
+    source = pa.table(
+        {"q": ["one?", "two?"], "c": [["x", "y", "z"], ["x", "y", "z"]], "a": answers}
+    )
+    assert [sample.answer_index for sample in typed(mapping.table(source))] == want
+
+
+def test_text_answers_match_the_first_equal_choice_of_their_own_row() -> None:
+    mapping = MultipleChoiceMapping(
+        name="t", context="q", choices="c", answer="a", answer_format="text"
+    )
+    source = pa.table(
+        {
+            "q": ["1?", "2?", "3?"],
+            "c": [["a", "b", "b"], ["b", "a"], ["c", "d"]],
+            "a": ["b", "b", "d"],
+        }
+    )
+    assert [s.answer_index for s in typed(mapping.table(source))] == [1, 0, 1]
+
+
+def test_generic_mapping_keeps_every_other_column_with_its_type() -> None:
+    source = arc_rows().append_column("grade", pa.array([3, 4], pa.int8()))
+    table = ARC.table(source, split="test")
+    assert table.schema.field("extra").type == pa.struct(
+        [("id", pa.string()), ("grade", pa.int8())]
+    )
+    assert typed(table)[1].extra == {"id": "q2", "grade": 4}
+
+
+def test_a_source_with_no_other_columns_gets_an_empty_extra() -> None:
+    table = ARC.table(arc_rows().drop_columns(["id"]))
+    assert [sample.extra for sample in typed(table)] == [{}, {}]
+
+
+BAD_ROWS = [
+    (ARC, arc_rows(key="E"), r"arc test row 1, column 'key': expected a letter 'A'..'C', got 'E'"),
+    (
+        ARC,
+        arc_rows(key=None),
+        r"arc test row 1, column 'key': expected a letter 'A'..'C', got None \(the labels of this split are withheld",
+    ),
+    (
+        ARC,
+        arc_rows(question=None),
+        r"arc test row 1, column 'question': expected a non-empty string, got None",
+    ),
+    (
+        ARC,
+        arc_rows(question="  "),
+        r"arc test row 1, column 'question': expected a non-empty string, got '  '",
+    ),
+    (
+        ARC,
+        arc_rows(B=None),
+        r"arc test row 1, column 'A..C': expected every choice to be a string, got \['ice', None, 'stone'\]",
+    ),
+    (
+        HELLASWAG,
+        pq.read_table(FIXTURES / "hellaswag" / "test.parquet"),
+        r"hellaswag test row 0, column 'label': expected '0'..'3', got '' \(the labels of this split are withheld, so its rows cannot be samples\)",
+    ),
+    (
+        HELLASWAG,
+        pa.Table.from_pylist(
+            [
+                json.loads(line)
+                for line in (FIXTURES / "hellaswag" / "test.jsonl").read_text().splitlines()
+            ]
+        ),
+        r"hellaswag test row 0, column 'label': no 'label' column: the labels of this split are withheld",
+    ),
+    (
+        MMLU_LAYOUTS["mmlu_pro"],
+        pq.read_table(FIXTURES / "mmlu" / "mmlu_pro.parquet"),
+        r"mmlu-pro test row 6, column 'options': expected at least two choices, got \[",
+    ),
+    (
+        HELLASWAG,
+        pq.read_table(HELLASWAG_HUB).slice(0, 2).set_column(9, "label", pa.array(["3", "7"])),
+        r"hellaswag test row 1, column 'label': expected '0'..'3', got '7'",
+    ),
+    (
+        HELLASWAG,
+        pq.read_table(HELLASWAG_HUB).slice(0, 2).set_column(9, "label", pa.array(["3", "x1"])),
+        r"hellaswag test row 1, column 'label': expected '0'..'3', got 'x1'",
+    ),
+]
+
+
+@pytest.mark.parametrize(("mapping", "source", "message"), BAD_ROWS)
+def test_raise_names_dataset_split_row_column_expected_and_got(
+    mapping: MultipleChoiceMapping, source: pa.Table, message: str
+) -> None:
+    with pytest.raises(ConversionError, match=message):
+        mapping.table(source, split="test")
+
+
+@pytest.mark.parametrize(("mapping", "source", "message"), BAD_ROWS)
+def test_skip_reports_every_rejected_row_and_loses_none(
+    mapping: MultipleChoiceMapping, source: pa.Table, message: str
+) -> None:
+    result = mapping.convert(source, split="test", on_error="skip", row_offset=100)
+    assert result.table.num_rows + len(result.rejects) == source.num_rows
+    assert result.rejects, "the bad row must be reported"
+    rows = source.to_pylist()
+    for reject in result.rejects:
+        assert isinstance(reject, Reject)
+        assert reject.original == rows[reject.row - 100]
+        assert reject.reason and reject.column
+
+
+def test_row_offsets_number_rows_across_batches() -> None:
+    with pytest.raises(ConversionError, match="arc test row 41, column 'key'"):
+        ARC.table(arc_rows(key="Z"), split="test", row_offset=40)
+
+
+def test_batch_form_with_skip_needs_a_list_to_report_to() -> None:
+    with pytest.raises(ValueError, match="on_error='skip' needs a rejects list"):
+        ARC.batch(arc_rows().to_pydict(), on_error="skip")
+    rejects: list[Reject] = []
+    out = ARC.batch(arc_rows(key="Q").to_pydict(), [10, 11], on_error="skip", rejects=rejects)
+    assert len(out["context"]) == 1 and [r.row for r in rejects] == [11]
+
+
+@pytest.mark.parametrize(
+    ("mapping", "source", "message"),
+    [
+        (
+            ARC,
+            arc_rows().drop_columns(["question"]),
+            r"arc: column 'question' is missing; columns seen: A, B, C, key, id",
+        ),
+        (
+            ARC,
+            arc_rows().append_column("style", pa.array(["x", "y"])),
+            r"column 'style' would go to extra, but it is a reserved wire key",
+        ),
+        (
+            ARC,
+            arc_rows().append_column("raw", pa.array([b"x", b"y"])),
+            r"arc: column raw has Arrow type binary, which is not JSON-compatible",
+        ),
+        (
+            MultipleChoiceMapping(name="t", context="question", choices="A", answer="key"),
+            arc_rows(),
+            r"column 'A' should hold a list of choices, got string",
+        ),
+    ],
+)
+def test_sources_that_do_not_fit_the_mapping(
+    mapping: MultipleChoiceMapping, source: pa.Table, message: str
+) -> None:
+    with pytest.raises(LayoutError, match=message):
+        mapping.table(source)
+
+
+def test_non_finite_floats_in_extra_columns_are_bad_rows() -> None:
+    source = arc_rows().append_column("score", pa.array([1.0, float("nan")]))
+    with pytest.raises(
+        ConversionError, match=r"arc test row 1, column 'score': extra.score is not a finite number"
+    ):
+        ARC.table(source, split="test")
+
+
+def test_unknown_mmlu_layout_lists_the_columns_and_the_layouts() -> None:
+    with pytest.raises(
+        LayoutError,
+        match=r"unknown MMLU layout: columns seen: prompt, options, gold; layouts known: auxiliary_train \(train\); mmlu_pro",
+    ):
+        detect_mmlu_layout(["prompt", "options", "gold"])
+
+
+def test_auxiliary_train_unnests_its_struct_column() -> None:
+    source = pq.read_table(FIXTURES / "mmlu" / "auxiliary_train.parquet")
+    (first, *_) = typed(MMLU_LAYOUTS["auxiliary_train"].table(source))
+    assert first.extra == {"subject": ""}
+    assert first.context == source.column("train")[0].as_py()["question"]
