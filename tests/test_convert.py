@@ -347,3 +347,12 @@ def test_auxiliary_train_unnests_its_struct_column() -> None:
     (first, *_) = typed(MMLU_LAYOUTS["auxiliary_train"].table(source))
     assert first.extra == {"subject": ""}
     assert first.context == source.column("train")[0].as_py()["question"]
+
+
+def test_the_batch_form_on_a_plain_dict_returns_lists_equal_to_the_table_form() -> None:
+    source = pq.read_table(HELLASWAG_HUB)
+    out = HELLASWAG.batch(source.to_pydict(), split="validation")
+    assert isinstance(out, dict) and isinstance(out["context"], list)
+    assert typed(pa.Table.from_pydict(out, schema=HELLASWAG.schema(source.schema))) == typed(
+        HELLASWAG.table(source)
+    )

@@ -348,28 +348,30 @@ class MultipleChoiceMapping:
         split: str = "",
         on_error: OnError = "raise",
         rejects: list[Reject] | None = None,
-        source_schema: pa.Schema | None = None,
-    ) -> dict[str, list[Any]]:
+    ) -> dict[str, list[Any]] | pa.Table:
         """The batch form, for ``Dataset.map(mapping.batch, batched=True, ...)``.
 
-        Returns the sample columns; pass ``features=mapping.features(ds.features)`` and
-        ``remove_columns=ds.column_names`` to ``map`` so the mapped dataset has the sample
-        schema. With ``with_indices=True`` errors name the dataset's own row numbers. With
-        ``on_error="skip"``, pass a list as ``rejects`` (``fn_kwargs={"rejects": ...}``) to
-        collect the rows left out: nothing is dropped unreported.
+        Pass ``features=mapping.features(ds.features)`` and ``remove_columns=ds.column_names``
+        to ``map`` so the mapped dataset has the sample schema; with ``with_indices=True``
+        errors name the dataset's own row numbers. With ``on_error="skip"``, pass a list as
+        ``rejects`` (``fn_kwargs={"rejects": ...}``) to collect the rows left out: nothing is
+        dropped unreported.
+
+        Inside ``Dataset.map`` the batch arrives as a lazy view of an Arrow table; the form
+        converts that table and returns the sample table (which ``map`` accepts), so no value
+        makes the trip through Python. Called on a plain dict of lists, it returns one.
         """
         if on_error == "skip" and rejects is None:
-            raise ValueError(
-                "on_error='skip' needs a rejects list to report the rows it leaves out"
-            )
-        table = pa.Table.from_pydict(dict(batch), schema=source_schema)
+            raise ValueError("on_error='skip' needs a rejects list to report the rows left out")
+        arrow = getattr(batch, "pa_table", None)  # datasets' LazyBatch keeps its Arrow table
+        table = arrow if isinstance(arrow, pa.Table) else pa.Table.from_pydict(dict(batch))
         offset = indices[0] if indices else 0
         if indices and list(indices) != list(range(offset, offset + len(indices))):
             raise ValueError("the batch form expects consecutive indices from Dataset.map")
         result = self.convert(table, split=split, on_error=on_error, row_offset=offset)
         if rejects is not None:
             rejects.extend(result.rejects)
-        return dict(result.table.to_pydict())
+        return result.table if isinstance(arrow, pa.Table) else dict(result.table.to_pydict())
 
     def row(
         self, row: Mapping[str, Any], *, split: str = "", row_number: int = 0
