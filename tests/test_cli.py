@@ -1,0 +1,207 @@
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from sdvm_hf import read_parquet, samples_to_table
+from sdvm_hf.cli import main
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.fixture(autouse=True)
+def offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "hf-cache"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+
+
+def test_convert_the_bundled_slice_prints_a_summary(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "hellaswag.parquet"
+    assert main(["convert", "hellaswag", "--bundled", "-o", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert (
+        "rows in:      296" in printed
+        and "samples out:  296" in printed
+        and "rejects:      0" in printed
+    )
+    assert "answer position (4 choices): 0: 23%, 1: 26%, 2: 30%, 3: 21%" in printed
+    assert len(read_parquet(out)) == 296
+
+
+def test_convert_with_skip_writes_rejects_beside_the_output(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "pro.jsonl"
+    code = main(
+        [
+            "convert",
+            "mmlu",
+            "--data-files",
+            str(FIXTURES / "mmlu" / "mmlu_pro.parquet"),
+            "--on-error",
+            "skip",
+            "-o",
+            str(out),
+            "--json",
+        ]
+    )
+    assert code == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert (summary["rows_in"], summary["samples"]) == (8, 7)
+    assert summary["rejects"] == {"options: expected at least two choices": 1}
+    assert summary["choices"] == {"2": 1, "9": 1, "10": 5}
+    assert len(out.read_text().splitlines()) == 7
+    (reject,) = [
+        json.loads(line) for line in (tmp_path / "pro.rejects.jsonl").read_text().splitlines()
+    ]
+    assert (
+        reject["row"] == 6
+        and reject["column"] == "options"
+        and len(reject["original"]["options"]) == 1
+    )
+
+
+def test_convert_stops_at_a_bad_row_by_default(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(
+        [
+            "convert",
+            "mmlu",
+            "--data-files",
+            str(FIXTURES / "mmlu" / "mmlu_pro.parquet"),
+            "-o",
+            str(tmp_path / "x.parquet"),
+        ]
+    )
+    assert code == 2
+    assert (
+        "sdvm-hf convert: mmlu-pro test row 6, column 'options': expected at least two choices"
+        in capsys.readouterr().err
+    )
+    assert not (tmp_path / "x.parquet").exists()
+
+
+def test_convert_generic(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = tmp_path / "arc.jsonl"
+    source.write_text(
+        '{"question": "Which is a metal?", "A": "iron", "B": "wood", "answerKey": "A", "id": "q1"}\n'
+    )
+    out = tmp_path / "arc.parquet"
+    args = [
+        "convert",
+        "generic",
+        "--data-files",
+        str(source),
+        "--context",
+        "question",
+        "--choices",
+        "A",
+        "B",
+        "--answer",
+        "answerKey",
+        "--answer-format",
+        "letter",
+        "-o",
+        str(out),
+    ]
+    assert main(args) == 0
+    (sample,) = read_parquet(out)
+    assert (
+        sample.choices == ["iron", "wood"] and sample.extra == {"id": "q1"} and sample.style == "qa"
+    )
+
+
+def test_inspect_summarises_classes_choices_positions_extra_and_verdicts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from sdvm_hf import MultipleChoiceQuestionAnswerSample, write_parquet
+
+    samples = [
+        MultipleChoiceQuestionAnswerSample(
+            context=f"Q{i}?",
+            choices=["a", "b", "c"][: 2 + i % 2],
+            answer_index=i % 2,
+            extra={"subject": "s"},
+            audit={"complete": i % 3 == 0, "score": 0.5},
+        )
+        for i in range(6)
+    ]
+    path = tmp_path / "audited.parquet"
+    write_parquet(samples, path)
+    assert main(["inspect", str(path), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["samples"] == 6
+    assert summary["by_class"] == {"MultipleChoiceQuestionAnswerSample": 6}
+    assert summary["choices"] == {"2": 3, "3": 3}
+    assert summary["answer_positions"] == {"2": {"0": 3}, "3": {"1": 3}}
+    assert summary["extra"] == {"subject": "string (1 distinct)"}
+    assert summary["verdicts"] == {"audit": {"complete": {"false": 4, "true": 2}}}
+
+
+def test_validate_accepts_a_good_file_and_lists_the_problems_of_a_bad_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    good = tmp_path / "good.parquet"
+    assert main(["convert", "mmlu", "--bundled", "-o", str(good)]) == 0
+    capsys.readouterr()
+    assert main(["validate", str(good)]) == 0
+    assert "285 valid samples" in capsys.readouterr().out
+    table = read_parquet(good).table
+    bad_answers = pa.array([9, *table.column("answer_index").to_pylist()[1:]], pa.int64())
+    pq.write_table(table.set_column(4, "answer_index", bad_answers), tmp_path / "bad.parquet")
+    assert main(["validate", str(tmp_path / "bad.parquet")]) == 1
+    out = capsys.readouterr().out
+    assert (
+        "1 problems in 285 rows" in out
+        and "row 0, column 'answer_index': expected 0..3 for 4 choices, got 9" in out
+    )
+
+
+def test_validate_jsonl_names_the_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "wire.jsonl"
+    path.write_text(
+        '{"task_type": "multiple_choice", "context": "Q?", "choices": ["a"], "answer_index": 0}\n'
+    )
+    assert main(["validate", str(path)]) == 1
+    assert "line 1:" in capsys.readouterr().out
+
+
+def test_validate_a_file_that_is_not_a_sample_table(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["validate", str(FIXTURES / "mmlu" / "cais_test.parquet")]) == 2
+    assert "is not a sample table: missing column 'task_type'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["convert", "inspect", "validate", "audit", "fix", "refine"])
+def test_every_subcommand_has_help_with_an_example(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main([command, "--help"])
+    assert exit_info.value.code == 0
+    assert f"sdvm-hf {command}" in capsys.readouterr().out.split("example")[-1]
+
+
+def test_python_dash_m_runs_the_command(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "sdvm_hf", "inspect", "--help"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (
+        done.returncode == 0
+        and "summarise a sample file" not in done.stderr
+        and "sdvm-hf inspect" in done.stdout
+    )
+
+
+def test_an_empty_sample_list_makes_an_empty_sample_table() -> None:
+    table = samples_to_table([])
+    assert table.num_rows == 0 and table.schema.field("extra").type == pa.string()
