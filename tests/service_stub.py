@@ -1,0 +1,110 @@
+"""A local stand-in for the SDVM service on 127.0.0.1: the /audit, /fix and /refine JSON the
+SDK sends, deterministic verdicts, and faults on demand."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+RESULT_KEY = {"/audit": "audited_data", "/fix": "fixed_data", "/refine": "refined_data"}
+
+
+def verdict(sample: dict[str, Any]) -> dict[str, Any]:
+    context = sample["context"]
+    return {
+        "grammar": "  " not in context,
+        "complete": sample.get("style") == "continuation" or context.rstrip().endswith("?"),
+        "answer_in_range": 0 <= sample["answer_index"] < len(sample["choices"]),
+    }
+
+
+def fixed(sample: dict[str, Any]) -> dict[str, Any]:
+    context = " ".join(part for part in sample["context"].split(" ") if part)
+    changes = ["collapsed spaces"] if context != sample["context"] else []
+    return {
+        **sample,
+        "context": context,
+        "fix": {"changes": changes, "flagged": False, "attempts": 1},
+    }
+
+
+class StubService:
+    """Answers like the service; ``faults`` is consumed one per request ("429", "500", "drop",
+    "malformed", "401", "402"); ``requests`` records what arrived."""
+
+    def __init__(
+        self, key: str = "sk-test-secret-key-123", faults: list[str] | None = None
+    ) -> None:
+        self.key = key
+        self.faults = list(faults or [])
+        self.requests: list[dict[str, Any]] = []
+        self.answered_rows: list[int] = []
+        stub = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                data = body["data"]
+                stub.requests.append(
+                    {
+                        "path": self.path,
+                        "rows": [d.get("sdvm_hf_row") for d in data],
+                        "conventions": body.get("conventions"),
+                        "config": body.get("config"),
+                        "size": len(data),
+                    }
+                )
+                fault = stub.faults.pop(0) if stub.faults else "ok"
+                if self.headers.get("Authorization") != f"Bearer {stub.key}" or fault == "401":
+                    return self.reply(401, {"detail": "Invalid or revoked API key."})
+                if fault == "402":
+                    return self.reply(402, {"detail": "Insufficient credits."})
+                if fault == "429":
+                    return self.reply(429, {"detail": "slow down"})
+                if fault == "500":
+                    return self.reply(500, {"detail": "internal error"})
+                if fault == "drop":
+                    self.close_connection = True
+                    return None
+                if fault == "malformed":
+                    return self.reply(200, {"unexpected": []})
+                if self.path == "/audit":
+                    out = [{**d, "audit": verdict(d)} for d in data]
+                elif self.path == "/fix":
+                    out = [fixed(d) for d in data]
+                else:
+                    out = [
+                        {**fixed(d), "audit": verdict(d), "reaudit": verdict(fixed(d))}
+                        for d in data
+                    ]
+                stub.answered_rows += [d["sdvm_hf_row"] for d in data]
+                return self.reply(200, {RESULT_KEY[self.path]: out})
+
+            def reply(self, status: int, payload: dict[str, Any]) -> None:
+                raw = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(raw)))
+                self.end_headers()
+                self.wfile.write(raw)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self.server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def __enter__(self) -> StubService:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
