@@ -12,14 +12,12 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from sdvm_hf._files import atomic_path
-from sdvm_hf.arrow.parquet import read_parquet, write_parquet
 from sdvm_hf.arrow.schema import canonical, check_schema
-from sdvm_hf.arrow.table import SampleSequence, samples_to_table
+from sdvm_hf.arrow.table import SampleSequence
 from sdvm_hf.arrow.validate import find_problems
 from sdvm_hf.convert.mapping import MultipleChoiceMapping
-from sdvm_hf.errors import ConversionError, LayoutError, Problem, Reject, SampleTableError
-from sdvm_hf.jsonl import iter_jsonl, write_jsonl
+from sdvm_hf.errors import ConversionError, LayoutError, Problem, SampleTableError
+from sdvm_hf.io import read_samples, rejects_path, write_rejects, write_samples
 from sdvm_hf.load.loaders import load_hellaswag, load_mmlu, load_multiple_choice
 from sdvm_hf.samples import MultipleChoiceSample
 from sdvm_hf.service.roundtrip import ServiceError
@@ -185,40 +183,6 @@ def _load(args: argparse.Namespace) -> SampleSequence:
         cache_dir=cache,
         on_error=on_error,
     )
-
-
-def write_samples(samples: SampleSequence, path: Path, form: str | None = None) -> None:
-    """Write a sample file: Parquet, or wire JSON Lines for ``.jsonl`` / ``form="jsonl"``."""
-    form = form or ("jsonl" if path.suffix == ".jsonl" else "parquet")
-    if form == "jsonl":
-        write_jsonl(samples, path)
-    else:
-        write_parquet(samples, path)
-
-
-def write_rejects(rejects: Sequence[Reject], path: Path) -> None:
-    """Write rejects as JSON Lines: row, column, reason and the original row."""
-    with atomic_path(path) as tmp, tmp.open("w", encoding="utf-8") as out:
-        for reject in rejects:
-            record = {
-                "row": reject.row,
-                "column": reject.column,
-                "reason": reject.reason,
-                "original": reject.original,
-            }
-            out.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
-
-
-def rejects_path(output: Path) -> Path:
-    """Where the rejects of a conversion go: beside the output."""
-    return output.with_name(output.name.split(".")[0] + ".rejects.jsonl")
-
-
-def read_samples(path: Path) -> SampleSequence:
-    """A sample file (Parquet, or wire JSON Lines) as a checked sequence."""
-    if path.suffix == ".jsonl":
-        return SampleSequence(samples_to_table(iter_jsonl(path)), source=str(path))
-    return read_parquet(path)
 
 
 def _print_summary(summary: Any, as_json: bool) -> None:

@@ -61,7 +61,7 @@ def conventions_for(dataset: str | None, override: str | None) -> str | None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from sdvm_hf.cli import read_samples
+    from sdvm_hf.io import read_samples
     from sdvm_hf.stats import summarize
 
     result = run_stage(
