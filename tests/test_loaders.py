@@ -267,3 +267,11 @@ def test_the_generic_loader_maps_any_dataset(tmp_path: Path) -> None:
         .type
         == pa.int64()
     )
+
+
+def test_an_unknown_option_is_refused_not_ignored() -> None:
+    with pytest.raises(
+        TypeError,
+        match="unexpected option 'cache'; the options are data_files, revision, cache_dir, token, on_error",
+    ):
+        load_hellaswag(bundled=True, cache="/tmp")  # type: ignore[call-overload]

@@ -8,7 +8,7 @@ Arrow-backed, with ``.dataset`` and ``.rejects``), or with ``streaming=True`` a
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import Literal, overload
+from typing import Literal, TypedDict, Unpack, overload
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -109,6 +109,50 @@ def _load(
     return convert_table(_only_subject(table, subject), mapping, source.split, on_error)
 
 
+class SourceOptions(TypedDict, total=False):
+    """The options every loader takes besides its own."""
+
+    data_files: DataFiles | None
+    """Local Parquet, JSON Lines (also ``.gz``), JSON or CSV files: paths, globs or a folder."""
+    revision: str | None
+    """The Hub revision (a branch, tag or commit)."""
+    cache_dir: str | None
+    """The ``datasets`` cache folder."""
+    token: str | bool | None
+    """The Hub token, for gated or private datasets."""
+    on_error: OnError
+    """``"raise"`` (default): stop at the first bad row; ``"skip"``: leave it out, report it."""
+
+
+def _source(
+    options: SourceOptions,
+    *,
+    hub: str | None,
+    name: str | None = None,
+    split: str,
+    revision: str | None = None,
+    csv_columns: tuple[str, ...] | None = None,
+) -> tuple[Source, OnError]:
+    unknown = set(options) - set(SourceOptions.__annotations__)
+    if unknown:
+        raise TypeError(
+            f"unexpected option {sorted(unknown)[0]!r}; the options are "
+            f"{', '.join(SourceOptions.__annotations__)}"
+        )
+    local = options.get("data_files") is not None
+    source = Source(
+        path=None if local else hub,
+        name=None if local else name,
+        split=split,
+        data_files=options.get("data_files"),
+        revision=options.get("revision") or revision,
+        cache_dir=options.get("cache_dir"),
+        token=options.get("token"),
+        csv_columns=csv_columns,
+    )
+    return source, options.get("on_error", "raise")
+
+
 @overload
 def load_multiple_choice(
     path: str | None,
@@ -116,12 +160,8 @@ def load_multiple_choice(
     *,
     name: str | None = ...,
     split: str = ...,
-    data_files: DataFiles | None = ...,
-    revision: str | None = ...,
-    cache_dir: str | None = ...,
-    token: str | bool | None = ...,
-    on_error: OnError = ...,
     streaming: Literal[False] = ...,
+    **options: Unpack[SourceOptions],
 ) -> SampleSequence: ...
 @overload
 def load_multiple_choice(
@@ -130,12 +170,8 @@ def load_multiple_choice(
     *,
     name: str | None = ...,
     split: str = ...,
-    data_files: DataFiles | None = ...,
-    revision: str | None = ...,
-    cache_dir: str | None = ...,
-    token: str | bool | None = ...,
-    on_error: OnError = ...,
     streaming: Literal[True],
+    **options: Unpack[SourceOptions],
 ) -> StreamingSamples: ...
 def load_multiple_choice(
     path: str | None,
@@ -143,40 +179,26 @@ def load_multiple_choice(
     *,
     name: str | None = None,
     split: str = "train",
-    data_files: DataFiles | None = None,
-    revision: str | None = None,
-    cache_dir: str | None = None,
     streaming: bool = False,
-    token: str | bool | None = None,
-    on_error: OnError = "raise",
+    **options: Unpack[SourceOptions],
 ) -> SampleSequence | StreamingSamples:
     """Load any multiple-choice split with a :class:`MultipleChoiceMapping`.
 
-    ``path`` is a Hub dataset id (with ``name``, ``split``, ``revision``, ``token``), or
-    ``None`` with ``data_files``: local Parquet, JSON Lines, JSON or CSV files (paths, globs or
-    a folder). ``cache_dir`` is passed to ``datasets``. ``on_error="skip"`` leaves bad rows
-    out and lists them in ``.rejects``.
+    ``path`` is a Hub dataset id (with ``name``, ``split`` and the ``revision`` and ``token``
+    options), or ``None`` with ``data_files``. See :class:`SourceOptions` for the options.
     """
-    source = Source(
-        path=path,
-        name=name,
-        split=split,
-        data_files=data_files,
-        revision=revision,
-        cache_dir=cache_dir,
-        token=token,
-    )
+    source, on_error = _source(options, hub=path, name=name, split=split)
     return _load(source, mapping, streaming, on_error)
 
 
-def _bundled(dataset: str, split: str) -> str:
+def _bundled(dataset: str, split: str, options: SourceOptions) -> SourceOptions:
     file, bundled_split = BUNDLED[dataset]
     if split != bundled_split:
         raise ValueError(
             f"the bundled {dataset} slice holds the {bundled_split!r} split only, got "
             f"split={split!r}"
         )
-    return str(bundled_file(file))
+    return {**options, "data_files": str(bundled_file(file))}
 
 
 @overload
@@ -184,35 +206,23 @@ def load_hellaswag(
     split: str = ...,
     *,
     bundled: bool = ...,
-    data_files: DataFiles | None = ...,
-    revision: str | None = ...,
-    cache_dir: str | None = ...,
-    token: str | bool | None = ...,
-    on_error: OnError = ...,
     streaming: Literal[False] = ...,
+    **options: Unpack[SourceOptions],
 ) -> SampleSequence: ...
 @overload
 def load_hellaswag(
     split: str = ...,
     *,
     bundled: bool = ...,
-    data_files: DataFiles | None = ...,
-    revision: str | None = ...,
-    cache_dir: str | None = ...,
-    token: str | bool | None = ...,
-    on_error: OnError = ...,
     streaming: Literal[True],
+    **options: Unpack[SourceOptions],
 ) -> StreamingSamples: ...
 def load_hellaswag(
     split: str = "validation",
     *,
     bundled: bool = False,
-    data_files: DataFiles | None = None,
-    revision: str | None = None,
-    cache_dir: str | None = None,
     streaming: bool = False,
-    token: str | bool | None = None,
-    on_error: OnError = "raise",
+    **options: Unpack[SourceOptions],
 ) -> SampleSequence | StreamingSamples:
     """HellaSwag as :class:`~sdvm_hf.MultipleChoiceCompletionSample` s.
 
@@ -220,16 +230,12 @@ def load_hellaswag(
     otherwise), from ``data_files`` (the Hub's Parquet or the original jsonl, whose labels are
     ints), or with ``bundled=True`` from the slice of the validation split shipped in the
     package (no network). The test split's labels are withheld: its rows cannot be samples.
+    See :class:`SourceOptions` for the other options.
     """
     if bundled:
-        data_files = _bundled("hellaswag", split)
-    source = Source(
-        path=None if data_files is not None else hellaswag.HUB_PATH,
-        split=split,
-        data_files=data_files,
-        revision=revision if revision is not None else hellaswag.HUB_REVISION,
-        cache_dir=cache_dir,
-        token=token,
+        options = _bundled("hellaswag", split, options)
+    source, on_error = _source(
+        options, hub=hellaswag.HUB_PATH, split=split, revision=hellaswag.HUB_REVISION
     )
     return _load(source, hellaswag.HELLASWAG, streaming, on_error)
 
@@ -241,12 +247,8 @@ def load_mmlu(
     *,
     layout: str | None = ...,
     bundled: bool = ...,
-    data_files: DataFiles | None = ...,
-    revision: str | None = ...,
-    cache_dir: str | None = ...,
-    token: str | bool | None = ...,
-    on_error: OnError = ...,
     streaming: Literal[False] = ...,
+    **options: Unpack[SourceOptions],
 ) -> SampleSequence: ...
 @overload
 def load_mmlu(
@@ -255,12 +257,8 @@ def load_mmlu(
     *,
     layout: str | None = ...,
     bundled: bool = ...,
-    data_files: DataFiles | None = ...,
-    revision: str | None = ...,
-    cache_dir: str | None = ...,
-    token: str | bool | None = ...,
-    on_error: OnError = ...,
     streaming: Literal[True],
+    **options: Unpack[SourceOptions],
 ) -> StreamingSamples: ...
 def load_mmlu(
     subject: str = "all",
@@ -268,12 +266,8 @@ def load_mmlu(
     *,
     layout: str | None = None,
     bundled: bool = False,
-    data_files: DataFiles | None = None,
-    revision: str | None = None,
-    cache_dir: str | None = None,
     streaming: bool = False,
-    token: str | bool | None = None,
-    on_error: OnError = "raise",
+    **options: Unpack[SourceOptions],
 ) -> SampleSequence | StreamingSamples:
     """MMLU as :class:`~sdvm_hf.MultipleChoiceQuestionAnswerSample` s, in any known layout.
 
@@ -281,22 +275,17 @@ def load_mmlu(
     of :mod:`sdvm_hf.convert.mmlu` (recognised from the columns, or named by ``layout``; the
     original headerless CSV files take their subject from the file name), or with
     ``bundled=True`` from the slice of the test split shipped in the package. With local files,
-    a ``subject`` other than ``"all"`` keeps that subject's rows.
+    a ``subject`` other than ``"all"`` keeps that subject's rows. See :class:`SourceOptions`
+    for the other options.
     """
     if bundled:
-        data_files = _bundled("mmlu", split)
-    csv_columns = mmlu.HENDRYCKS_COLUMNS if layout == "hendrycks_csv" else None
+        options = _bundled("mmlu", split, options)
+    data_files = options.get("data_files")
     if data_files is not None and layout is None and _headerless_csv(data_files):
-        layout, csv_columns = "hendrycks_csv", mmlu.HENDRYCKS_COLUMNS
-    source = Source(
-        path=None if data_files is not None else "cais/mmlu",
-        name=None if data_files is not None else subject,
-        split=split,
-        data_files=data_files,
-        revision=revision,
-        cache_dir=cache_dir,
-        token=token,
-        csv_columns=csv_columns,
+        layout = "hendrycks_csv"
+    csv_columns = mmlu.HENDRYCKS_COLUMNS if layout == "hendrycks_csv" else None
+    source, on_error = _source(
+        options, hub="cais/mmlu", name=subject, split=split, csv_columns=csv_columns
     )
 
     def pick(columns: Sequence[str]) -> MultipleChoiceMapping:
