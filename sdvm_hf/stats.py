@@ -95,6 +95,7 @@ class Summary:
 
     samples: int
     by_class: dict[str, int]
+    by_style: dict[str, int]
     choices: dict[int, int]
     positions: dict[int, dict[int, int]]
     extra: dict[str, str]
@@ -112,6 +113,7 @@ class Summary:
             out.append(f"rejects:      {sum(self.rejects.values()):,}")
             out += [f"  {count:,}  {reason}" for reason, count in self.rejects.items()]
         out.append("by class:     " + _pairs(self.by_class))
+        out.append("by style:     " + _pairs(self.by_style))
         out.append("choices:      " + _pairs({f"{n} choices": c for n, c in self.choices.items()}))
         for n, positions in self.positions.items():
             total = sum(positions.values())
@@ -130,6 +132,7 @@ class Summary:
             "samples": self.samples,
             "rejects": self.rejects,
             "by_class": self.by_class,
+            "by_style": self.by_style,
             "choices": self.choices,
             "answer_positions": self.positions,
             "extra": self.extra,
@@ -146,16 +149,15 @@ def _pairs(mapping: dict[Any, Any]) -> str:
 
 def summarize(table: pa.Table, rejects: Sequence[Reject] | None = None) -> Summary:
     """Summarise a (canonical) sample table; with ``rejects``, as the result of a conversion."""
-    styles = pc.value_counts(table.column("style"))
-    by_class = {
-        class_for_style(style).__name__: count
-        for style, count in zip(
-            styles.field(0).to_pylist(), styles.field(1).to_pylist(), strict=True
-        )
-    }
+    counts = pc.value_counts(table.column("style"))
+    by_style = dict(
+        sorted(zip(counts.field(0).to_pylist(), counts.field(1).to_pylist(), strict=True))
+    )
+    by_class = {class_for_style(style).__name__: count for style, count in by_style.items()}
     return Summary(
         samples=table.num_rows,
         by_class=by_class,
+        by_style=by_style,
         choices=choice_counts(table),
         positions=answer_positions(table),
         extra=extra_columns(table),

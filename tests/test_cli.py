@@ -139,6 +139,7 @@ def test_inspect_summarises_classes_choices_positions_extra_and_verdicts(
     summary = json.loads(capsys.readouterr().out)
     assert summary["samples"] == 6
     assert summary["by_class"] == {"MultipleChoiceQuestionAnswerSample": 6}
+    assert summary["by_style"] == {"qa": 6}
     assert summary["choices"] == {"2": 3, "3": 3}
     assert summary["answer_positions"] == {"2": {"0": 3}, "3": {"1": 3}}
     assert summary["extra"] == {"subject": "string (1 distinct)"}
