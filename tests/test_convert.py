@@ -356,3 +356,30 @@ def test_the_batch_form_on_a_plain_dict_returns_lists_equal_to_the_table_form() 
     assert typed(pa.Table.from_pydict(out, schema=HELLASWAG.schema(source.schema))) == typed(
         HELLASWAG.table(source)
     )
+
+
+@pytest.mark.parametrize(
+    ("mapping", "source", "message"),
+    [
+        (
+            MultipleChoiceMapping(name="t", context="key", choices=("A", "B"), answer="key"),
+            arc_rows().set_column(4, "key", pa.array([1, 2])),
+            r"t: context column 'key' should hold strings, got int64",
+        ),
+        (
+            ARC,
+            arc_rows().set_column(1, "A", pa.array([1.5, 2.5])),
+            r"arc: choice column 'A' should hold strings \(or integers, written as text\), got double",
+        ),
+    ],
+)
+def test_context_and_choice_columns_of_the_wrong_type(
+    mapping: MultipleChoiceMapping, source: pa.Table, message: str
+) -> None:
+    with pytest.raises(LayoutError, match=message):
+        mapping.table(source)
+
+
+def test_integer_choice_columns_are_written_as_text() -> None:
+    source = arc_rows().set_column(1, "A", pa.array([7, 8])).set_column(2, "B", pa.array([1, 2]))
+    assert [s.choices[:2] for s in typed(ARC.table(source))] == [["7", "1"], ["8", "2"]]

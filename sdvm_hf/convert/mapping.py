@@ -176,6 +176,11 @@ class MultipleChoiceMapping:
                 f"columns seen: {', '.join(table.column_names)}"
             )
         context = table.column(self.context)
+        if not _is_text(context.type):
+            raise LayoutError(
+                f"{self._where(split)}: context column {self.context!r} should hold strings, "
+                f"got {context.type}"
+            )
         choices = self._choices(table)
         answer, answer_problems = self._answer(table, choices)
         n = table.num_rows
@@ -242,6 +247,13 @@ class MultipleChoiceMapping:
                 f"got {column.type}; name several columns as choices=(...) instead"
             )
         n, k = table.num_rows, len(columns)
+        for name in columns:
+            dtype = table.schema.field(name).type
+            if not (_is_text(dtype) or pa.types.is_integer(dtype)):
+                raise LayoutError(
+                    f"{self.name}: choice column {name!r} should hold strings (or integers, "
+                    f"written as text), got {dtype}"
+                )
         values = pa.concat_arrays(
             [table.column(c).combine_chunks().cast(pa.string()) for c in columns]
         )
@@ -380,6 +392,12 @@ class MultipleChoiceMapping:
         table = pa.Table.from_pylist([dict(row)])
         converted = self.convert(table, split=split, row_offset=row_number).table
         return SampleSequence(converted, validate=False)[0]
+
+
+def _is_text(dtype: pa.DataType) -> bool:
+    return bool(
+        pa.types.is_string(dtype) or pa.types.is_large_string(dtype) or pa.types.is_null(dtype)
+    )
 
 
 def _constant(value: str, n: int) -> pa.Array:
