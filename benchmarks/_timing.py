@@ -1,4 +1,8 @@
-"""Median timing for benchmarks: ratios against a floor measured in the same run."""
+"""Median timing for benchmarks: ratios against a floor measured in the same run.
+
+The floor and the work under test run alternately, so that both see the same load on a
+shared, noisy machine; the figures are medians.
+"""
 
 from __future__ import annotations
 
@@ -8,19 +12,27 @@ import time
 from collections.abc import Callable
 
 
-def median_seconds(work: Callable[[], object], repeats: int = 5) -> float:
-    """The median wall time of ``work`` over ``repeats`` runs (after one warm-up)."""
+def _once(work: Callable[[], object]) -> float:
+    gc.collect()
+    start = time.perf_counter()
     work()
-    times = []
+    return time.perf_counter() - start
+
+
+def medians(
+    floor: Callable[[], object], work: Callable[[], object], repeats: int = 7
+) -> tuple[float, float]:
+    """Median seconds of ``floor`` and of ``work``, run alternately after one warm-up each."""
+    floor()
+    work()
+    floors, works = [], []
     for _ in range(repeats):
-        gc.collect()
-        start = time.perf_counter()
-        work()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        floors.append(_once(floor))
+        works.append(_once(work))
+    return statistics.median(floors), statistics.median(works)
 
 
-def report(name: str, seconds: float, floor: float, target: float | None = None) -> None:
+def report(name: str, floor: float, seconds: float, target: float | None = None) -> None:
     """Print one line: the time, its ratio to the floor, and the target when there is one."""
     ratio = seconds / floor
     goal = (
@@ -28,4 +40,6 @@ def report(name: str, seconds: float, floor: float, target: float | None = None)
         if target is None
         else f"  (target <= {target:.1f}x: {'met' if ratio <= target else 'MISSED'})"
     )
-    print(f"{name:<48} {seconds * 1000:9.1f} ms  {ratio:5.2f}x floor{goal}")
+    print(
+        f"{name:<44} {seconds * 1000:8.1f} ms vs floor {floor * 1000:8.1f} ms  {ratio:5.2f}x{goal}"
+    )

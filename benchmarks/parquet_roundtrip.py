@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-from _timing import median_seconds, report
+from _timing import medians, report
 
 from sdvm_hf import MultipleChoiceCompletionSample, read_parquet, write_parquet
 
@@ -51,12 +51,12 @@ def main() -> None:
         def our_read() -> None:
             assert len(list(read_parquet(ours))) == ROWS
 
-        floor_w, floor_r = median_seconds(floor_write), median_seconds(floor_read)
-        w, r = median_seconds(our_write), median_seconds(our_read)
-    print(f"{ROWS:,} samples, medians of 5 runs")
-    report("write_parquet vs pyarrow table + write", w, floor_w)
-    report("read_parquet + typed samples vs read + to_pylist", r, floor_r)
-    report("round trip vs plain pyarrow round trip", w + r, floor_w + floor_r)
+        floor_w, w = medians(floor_write, our_write)
+        floor_r, r = medians(floor_read, our_read)
+    print(f"{ROWS:,} samples, medians of 7 alternating runs")
+    report("write_parquet vs pa.table + write_table", floor_w, w)
+    report("read_parquet + samples vs read + to_pylist", floor_r, r)
+    report("round trip vs plain pyarrow round trip", floor_w + floor_r, w + r)
 
 
 if __name__ == "__main__":
