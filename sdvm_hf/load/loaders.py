@@ -17,7 +17,15 @@ from sdvm_hf.arrow.table import SampleSequence, build_samples
 from sdvm_hf.convert import hellaswag, mmlu
 from sdvm_hf.convert.mapping import MultipleChoiceMapping, OnError
 from sdvm_hf.errors import Reject
-from sdvm_hf.load.sources import DataFiles, Source, bundled_file, load_table, stream_batches
+from sdvm_hf.load.sources import (
+    DataFiles,
+    Source,
+    builder_for,
+    bundled_file,
+    expand,
+    load_table,
+    stream_batches,
+)
 from sdvm_hf.samples import MultipleChoiceSample
 
 MappingChoice = MultipleChoiceMapping | Callable[[Sequence[str]], MultipleChoiceMapping]
@@ -297,8 +305,6 @@ def load_mmlu(
 
 def _headerless_csv(data_files: DataFiles) -> bool:
     """Whether these are CSV files whose first line is data, not column names."""
-    from sdvm_hf.load.sources import builder_for, expand
-
     files = expand(data_files)
     if builder_for(files) != "csv":
         return False
