@@ -37,6 +37,7 @@ import pyarrow.compute as pc
 from sdvm_hf.arrow.schema import JSON_EXTRA, json_type_problem, sample_schema
 from sdvm_hf.arrow.table import SampleSequence
 from sdvm_hf.arrow.validate import find_problems
+from sdvm_hf.convert.answers import AnswerFormat, answer_index, expected_answer
 from sdvm_hf.errors import ConversionError, LayoutError, Problem, Reject
 from sdvm_hf.samples import RESERVED_KEYS, STAGE_KEYS, TASK_TYPE, MultipleChoiceSample, Style
 
@@ -44,10 +45,8 @@ if TYPE_CHECKING:
     import datasets
 
 OnError = Literal["raise", "skip"]
-AnswerFormat = Literal["index", "letter", "text"]
 
 _WITHHELD = "the labels of this split are withheld, so its rows cannot be samples"
-_DIGITS = r"^[0-9]+$"
 
 
 @dataclass(frozen=True)
@@ -270,7 +269,9 @@ class MultipleChoiceMapping:
             reason = f"no {self.answer!r} column: {_WITHHELD}"
             return pa.nulls(n, pa.int64()), [Problem(r, self.answer, reason) for r in range(n)]
         raw = table.column(self.answer).combine_chunks()
-        index = self._parse_answer(raw, choices)
+        index = answer_index(
+            raw, choices, self.answer_format, f"{self.name}: answer column {self.answer!r}"
+        )
         out_of_range = pc.or_kleene(pc.less(index, 0), pc.greater_equal(index, counts))
         bad = pc.and_(
             pc.fill_null(pc.greater_equal(counts, 2), False), pc.fill_null(out_of_range, True)
@@ -278,39 +279,12 @@ class MultipleChoiceMapping:
         problems = []
         for row in pc.indices_nonzero(bad).to_pylist():
             got = raw[row].as_py()
-            reason = f"expected {self._expected(raw.type, counts[row].as_py())}, got {got!r}"
+            expected = expected_answer(raw.type, counts[row].as_py(), self.answer_format)
+            reason = f"expected {expected}, got {got!r}"
             if got is None or got == "":
                 reason += f" ({_WITHHELD})"
             problems.append(Problem(row, self.answer, reason))
         return pc.if_else(bad, pa.scalar(None, pa.int64()), index), problems
-
-    def _parse_answer(self, raw: pa.Array, choices: pa.Array) -> pa.Array:
-        if self.answer_format == "letter":
-            return _letters_to_index(raw)
-        if self.answer_format == "text":
-            return _text_to_index(raw.cast(pa.string()), choices)
-        if pa.types.is_integer(raw.type):
-            return raw.cast(pa.int64())
-        if pa.types.is_floating(raw.type):
-            integral = pc.and_(pc.is_finite(raw), pc.equal(pc.floor(raw), raw))
-            return pc.if_else(integral, raw, None).cast(pa.int64())
-        if raw.type in (pa.string(), pa.large_string()):
-            digits = pc.fill_null(pc.match_substring_regex(raw, _DIGITS), False)
-            return pc.if_else(digits, raw, None).cast(pa.int64())
-        raise LayoutError(
-            f"{self.name}: answer column {self.answer!r} has type {raw.type}; "
-            f"expected integers or strings of digits for answer_format='index'"
-        )
-
-    def _expected(self, dtype: pa.DataType, count: int) -> str:
-        last = count - 1
-        if self.answer_format == "letter":
-            return f"a letter 'A'..{chr(ord('A') + last)!r}"
-        if self.answer_format == "text":
-            return f"the text of one of the {count} choices"
-        if pa.types.is_integer(dtype) or pa.types.is_floating(dtype):
-            return f"an index 0..{last}"
-        return f"'0'..'{last}'"
 
     def _core_problems(
         self, context: pa.ChunkedArray, choices: pa.Array, answer: pa.Array, extra: pa.Array
@@ -402,36 +376,3 @@ def _is_text(dtype: pa.DataType) -> bool:
 
 def _constant(value: str, n: int) -> pa.Array:
     return pa.nulls(n, pa.string()).fill_null(value)
-
-
-def _letters_to_index(raw: pa.Array) -> pa.Array:
-    """``"A"`` -> 0, ``"B"`` -> 1, ...; anything else -> null.
-
-    Works on the few distinct values (dictionary encoding), never row by row.
-    """
-    if raw.type not in (pa.string(), pa.large_string()):
-        return pa.nulls(len(raw), pa.int64())
-    encoded = raw.dictionary_encode()
-    letters = encoded.dictionary.to_pylist()
-    mapped = pa.array(
-        [ord(s) - ord("A") if re.fullmatch("[A-Z]", s or "") else None for s in letters],
-        pa.int64(),
-    )
-    return mapped.take(encoded.indices)
-
-
-def _text_to_index(answers: pa.Array, choices: pa.Array) -> pa.Array:
-    """Position of each row's answer text among its choices (first match), else null."""
-    parents = pc.list_parent_indices(choices)
-    flat = pc.list_flatten(choices)
-    matches = pc.fill_null(pc.equal(flat, answers.take(parents)), False)
-    starts = choices.offsets.slice(0, len(choices)).cast(pa.int64()).take(parents)
-    positions = pc.subtract(pa.array(np.arange(len(flat), dtype=np.int64)), starts)
-    found = pa.table({"row": parents, "position": positions}).filter(matches)
-    first = found.group_by("row").aggregate([("position", "min")])
-    index = np.zeros(len(answers), dtype=np.int64)
-    missing = np.ones(len(answers), dtype=bool)
-    rows = first.column("row").to_numpy()
-    index[rows] = first.column("position_min").to_numpy()
-    missing[rows] = False
-    return pa.array(index, mask=missing)
