@@ -297,3 +297,15 @@ def test_the_sequence_is_lazy_indexable_and_sliceable(tmp_path: Path) -> None:
         seq[10]
     assert seq.dataset.num_rows == 10
     assert seq.dataset.features == seq.features
+
+
+def test_non_finite_floats_inside_list_extras_name_their_rows() -> None:
+    table = samples_to_table([stem(i, f=[1.0]) for i in range(4)])
+    values = pa.array([[1.0, float("nan")], [], [2.0], [float("inf")]])
+    extra = pa.StructArray.from_arrays([values], names=["f"])
+    table = table.set_column(table.schema.get_field_index("extra"), "extra", extra)
+    with pytest.raises(
+        SampleTableError,
+        match=r"row 0, column 'extra': extra.f\[\] is not a finite number.*; row 3, column 'extra': extra.f\[\]",
+    ):
+        SampleSequence(table)

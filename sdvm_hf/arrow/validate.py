@@ -53,9 +53,10 @@ def _finite_problems(array: pa.Array, where: str) -> Iterator[tuple[list[int], s
         for i, child in enumerate(dtype):
             yield from _finite_problems(array.field(i), f"{where}.{child.name}")
     elif pa.types.is_list(dtype) or pa.types.is_large_list(dtype):
-        parents = pc.list_parent_indices(array).to_pylist()
+        parents = pc.list_parent_indices(array)
         for inner, path in _finite_problems(array.flatten(), f"{where}[]"):
-            yield sorted({parents[i] for i in inner}), path
+            rows = pc.unique(parents.take(pa.array(inner, pa.int64())))
+            yield sorted(rows.to_pylist()), path
 
 
 def _reject_nonfinite(token: str) -> Any:
