@@ -113,7 +113,7 @@ def _load(
         return StreamingSamples(
             lambda: stream_batches(source, BATCH_ROWS), mapping, source.split, on_error, subject
         )
-    table, _ = load_table(source)
+    table = load_table(source)
     return convert_table(_only_subject(table, subject), mapping, source.split, on_error)
 
 

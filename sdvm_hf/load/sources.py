@@ -12,6 +12,7 @@ import os
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -82,12 +83,16 @@ class Source:
     """For headerless CSV: the column names; with them each file's name also becomes a
     ``subject`` column (MMLU's original distribution)."""
 
+    @cached_property
+    def files(self) -> list[str] | None:
+        """The local files, globs and folders expanded once (``None`` for the Hub)."""
+        return None if self.data_files is None else expand(self.data_files)
+
     def load_dataset_args(self) -> tuple[str, dict[str, Any]]:
         """The exact arguments for ``datasets.load_dataset`` (never ``trust_remote_code``)."""
-        if self.data_files is not None:
-            files = expand(self.data_files)
-            return builder_for(files), {
-                "data_files": {self.split: files},
+        if self.files is not None:
+            return builder_for(self.files), {
+                "data_files": {self.split: self.files},
                 "split": self.split,
                 "cache_dir": self.cache_dir,
             }
@@ -101,28 +106,30 @@ class Source:
             "token": self.token,
         }
 
-    def is_csv(self) -> bool:
-        """Whether this source is local CSV files (read with pyarrow, all strings)."""
-        return self.data_files is not None and builder_for(expand(self.data_files)) == "csv"
+    def csv_files(self) -> list[str] | None:
+        """The local files when they are CSV (read with pyarrow, all strings), else ``None``."""
+        return self.files if self.files is not None and builder_for(self.files) == "csv" else None
 
 
-def load_table(source: Source) -> tuple[pa.Table, Any]:
-    """The whole split as an Arrow table, and the ``datasets.Dataset`` behind it (or None)."""
-    if source.is_csv():
-        return read_csv(expand(source.data_files or ()), source.csv_columns), None
+def load_table(source: Source) -> pa.Table:
+    """The whole split as an Arrow table."""
+    csv_files = source.csv_files()
+    if csv_files is not None:
+        return read_csv(csv_files, source.csv_columns)
     import datasets
 
     builder, kwargs = source.load_dataset_args()
     dataset = datasets.load_dataset(builder, **kwargs)
     if dataset._indices is not None:
         dataset = dataset.flatten_indices()
-    return dataset.data.table, dataset
+    return dataset.data.table
 
 
 def stream_batches(source: Source, batch_size: int) -> Iterator[pa.Table]:
     """The split batch by batch, without loading it whole (``streaming=True``)."""
-    if source.is_csv():
-        for file in expand(source.data_files or ()):
+    csv_files = source.csv_files()
+    if csv_files is not None:
+        for file in csv_files:
             yield from _csv_batches(file, source.csv_columns, batch_size)
         return
     import datasets
