@@ -275,3 +275,15 @@ def test_an_unknown_option_is_refused_not_ignored() -> None:
         match="unexpected option 'cache'; the options are data_files, revision, cache_dir, token, on_error",
     ):
         load_hellaswag(bundled=True, cache="/tmp")  # type: ignore[call-overload]
+
+
+def test_rows_are_numbered_across_batches_eager_and_streaming(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from sdvm_hf.load import loaders
+
+    monkeypatch.setattr(loaders, "BATCH_ROWS", 3)
+    eager = load_mmlu(data_files=MMLU / "mmlu_pro.parquet", on_error="skip")
+    stream = load_mmlu(data_files=MMLU / "mmlu_pro.parquet", on_error="skip", streaming=True)
+    assert len(list(stream)) == len(eager) == 7
+    assert [r.row for r in eager.rejects] == [r.row for r in stream.rejects] == [6]

@@ -7,7 +7,7 @@ Arrow-backed, with ``.dataset`` and ``.rejects``), or with ``streaming=True`` a
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Literal, TypedDict, Unpack, overload
 
 import pyarrow as pa
@@ -15,7 +15,7 @@ import pyarrow.compute as pc
 
 from sdvm_hf.arrow.table import SampleSequence, build_samples
 from sdvm_hf.convert import hellaswag, mmlu
-from sdvm_hf.convert.mapping import MultipleChoiceMapping, OnError
+from sdvm_hf.convert.mapping import Conversion, MultipleChoiceMapping, OnError
 from sdvm_hf.errors import Reject
 from sdvm_hf.load.sources import (
     DataFiles,
@@ -64,16 +64,21 @@ class StreamingSamples:
 
     def __iter__(self) -> Iterator[MultipleChoiceSample]:
         self.rejects = []
-        offset = 0
-        for batch in self._batches():
-            batch = _only_subject(batch, self._subject)
-            mapping = _resolve(self._mapping, batch.column_names)
-            result = mapping.convert(
-                batch, split=self._split, on_error=self._on_error, row_offset=offset
-            )
+        batches = (_only_subject(batch, self._subject) for batch in self._batches())
+        for result in _conversions(batches, self._mapping, self._split, self._on_error):
             self.rejects.extend(result.rejects)
-            offset += batch.num_rows
             yield from build_samples(result.table)
+
+
+def _conversions(
+    batches: Iterable[pa.Table], mapping: MappingChoice, split: str, on_error: OnError
+) -> Iterator[Conversion]:
+    """Convert batch by batch, numbering rows across the batches."""
+    offset = 0
+    for batch in batches:
+        resolved = _resolve(mapping, batch.column_names)
+        yield resolved.convert(batch, split=split, on_error=on_error, row_offset=offset)
+        offset += batch.num_rows
 
 
 def _resolve(mapping: MappingChoice, columns: Sequence[str]) -> MultipleChoiceMapping:
@@ -91,14 +96,13 @@ def convert_table(
 ) -> SampleSequence:
     """Convert a whole source table in batches; rows are numbered across the table."""
     resolved = _resolve(mapping, table.column_names)
-    parts, rejects, offset = [], [], 0
-    for batch in table.to_batches(max_chunksize=BATCH_ROWS):
-        result = resolved.convert(batch, split=split, on_error=on_error, row_offset=offset)
-        parts.append(result.table)
-        rejects += result.rejects
-        offset += batch.num_rows
-    schema = resolved.schema(table.schema, split)
-    converted = pa.Table.from_batches([], schema) if not parts else pa.concat_tables(parts)
+    batches = table.to_batches(max_chunksize=BATCH_ROWS)
+    results = list(_conversions(batches, resolved, split, on_error))
+    rejects = [reject for result in results for reject in result.rejects]
+    if results:
+        converted = pa.concat_tables([result.table for result in results])
+    else:
+        converted = resolved.schema(table.schema, split).empty_table()
     return SampleSequence(converted, rejects=rejects, validate=False)
 
 
