@@ -98,15 +98,27 @@ def samples_to_table(samples: Iterable[MultipleChoiceSample]) -> pa.Table:
     columns: dict[str, Any] = {
         "task_type": [TASK_TYPE] * len(rows),
         "style": [sample.style for sample in rows],
-        "context": [sample.context for sample in rows],
-        "choices": [sample.choices for sample in rows],
-        "answer_index": [sample.answer_index for sample in rows],
+        **core_columns(rows),
         "extra": extra,
     }
-    for key in STAGE_KEYS:
-        blocks = (getattr(sample, key) for sample in rows)
-        columns[key] = [None if block is None else _json_text(block) for block in blocks]
     return pa.Table.from_pydict(columns, schema=sample_schema(extra.type))
+
+
+def core_columns(samples: Sequence[MultipleChoiceSample]) -> dict[str, pa.Array]:
+    """The columns a stage of the service may change: context, choices, answer, stage blocks.
+
+    Stage blocks become JSON text, null when absent.
+    """
+    columns = {
+        "context": pa.array([s.context for s in samples], pa.string()),
+        "choices": pa.array([s.choices for s in samples], pa.list_(pa.string())),
+        "answer_index": pa.array([s.answer_index for s in samples], pa.int64()),
+    }
+    for key in STAGE_KEYS:
+        blocks = (getattr(sample, key) for sample in samples)
+        texts = [None if block is None else _json_text(block) for block in blocks]
+        columns[key] = pa.array(texts, pa.string())
+    return columns
 
 
 _FIELDS_SET = frozenset(MultipleChoiceSample.model_fields)

@@ -26,8 +26,8 @@ import pyarrow as pa
 
 from sdvm_hf._files import atomic_path
 from sdvm_hf.arrow.parquet import read_parquet, write_table
-from sdvm_hf.arrow.table import SampleSequence
-from sdvm_hf.samples import STAGE_KEYS, MultipleChoiceSample
+from sdvm_hf.arrow.table import SampleSequence, core_columns
+from sdvm_hf.samples import MultipleChoiceSample
 
 log = logging.getLogger(__name__)
 
@@ -155,20 +155,7 @@ def _part_table(source: pa.Table, returned: Sequence[MultipleChoiceSample]) -> p
     ``extra`` is the source's own column (the join checked it came back equal), so its Arrow
     types survive the trip exactly.
     """
-    columns = {
-        "context": pa.array([s.context for s in returned], pa.string()),
-        "choices": pa.array([s.choices for s in returned], pa.list_(pa.string())),
-        "answer_index": pa.array([s.answer_index for s in returned], pa.int64()),
-    }
-    for key in STAGE_KEYS:
-        blocks = [getattr(s, key) for s in returned]
-        columns[key] = pa.array(
-            [
-                None if b is None else json.dumps(b, ensure_ascii=False, allow_nan=False)
-                for b in blocks
-            ],
-            pa.string(),
-        )
+    columns = core_columns(returned)
     for name, array in columns.items():
         source = source.set_column(source.schema.get_field_index(name), name, array)
     return source
