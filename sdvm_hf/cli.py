@@ -18,7 +18,12 @@ from sdvm_hf.arrow.validate import find_problems
 from sdvm_hf.convert.mapping import MultipleChoiceMapping
 from sdvm_hf.errors import ConversionError, LayoutError, Problem, SampleTableError
 from sdvm_hf.io import read_samples, rejects_path, write_rejects, write_samples
-from sdvm_hf.load.loaders import load_hellaswag, load_mmlu, load_multiple_choice
+from sdvm_hf.load.loaders import (
+    SourceOptions,
+    load_hellaswag,
+    load_mmlu,
+    load_multiple_choice,
+)
 from sdvm_hf.samples import MultipleChoiceSample
 from sdvm_hf.service.roundtrip import ServiceError
 from sdvm_hf.stats import summarize
@@ -148,41 +153,23 @@ def _mapping(args: argparse.Namespace) -> MultipleChoiceMapping:
 
 
 def _load(args: argparse.Namespace) -> SampleSequence:
-    files, revision, cache, on_error = args.data_files, args.revision, args.cache_dir, args.on_error
+    options: SourceOptions = {
+        "data_files": args.data_files,
+        "revision": args.revision,
+        "cache_dir": args.cache_dir,
+        "on_error": args.on_error,
+    }
     if args.dataset == "hellaswag":
-        return load_hellaswag(
-            args.split or "validation",
-            bundled=args.bundled,
-            data_files=files,
-            revision=revision,
-            cache_dir=cache,
-            on_error=on_error,
-        )
+        return load_hellaswag(args.split or "validation", bundled=args.bundled, **options)
     if args.dataset == "mmlu":
-        return load_mmlu(
-            args.subject,
-            args.split or "test",
-            layout=args.layout,
-            bundled=args.bundled,
-            data_files=files,
-            revision=revision,
-            cache_dir=cache,
-            on_error=on_error,
-        )
+        split = args.split or "test"
+        return load_mmlu(args.subject, split, layout=args.layout, bundled=args.bundled, **options)
     if args.bundled:
         raise SystemExit("sdvm-hf convert generic: --bundled is for hellaswag and mmlu")
-    if not args.hub and not files:
+    if not args.hub and not args.data_files:
         raise SystemExit("sdvm-hf convert generic: give --hub DATASET or --data-files PATH")
-    return load_multiple_choice(
-        args.hub,
-        _mapping(args),
-        name=args.name,
-        split=args.split or "train",
-        data_files=files,
-        revision=revision,
-        cache_dir=cache,
-        on_error=on_error,
-    )
+    split = args.split or "train"
+    return load_multiple_choice(args.hub, _mapping(args), name=args.name, split=split, **options)
 
 
 def _print_summary(summary: Any, as_json: bool) -> None:
