@@ -1,35 +1,42 @@
 """What the dataset recipes share: their options, the files they write, the SDVM round trip.
 
-Public API only; each recipe says how to load its dataset and which conventions to send.
+Public API only (``from sdvm_hf import ...``). A recipe names a preset of ``sdvm_hf.PRESETS``;
+everything else (its Hub id, default split, bundled slice, conventions) comes from there.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Callable
+from collections.abc import Sequence
 from pathlib import Path
 
-from sdvm_hf import SampleSequence, write_jsonl, write_parquet
-from sdvm_hf.io import rejects_path, write_rejects
-from sdvm_hf.service import run_stage
-from sdvm_hf.stats import summarize
+from sdvm_hf import (
+    PRESETS,
+    SampleSequence,
+    convert_to_files,
+    load_preset,
+    run_stage,
+    summarize,
+    write_jsonl,
+)
 
 
-def options(name: str, default_split: str) -> argparse.ArgumentParser:
+def options(name: str) -> argparse.ArgumentParser:
+    preset = PRESETS[name]
     parser = argparse.ArgumentParser(
         description=f"Convert {name} to sample Parquet and wire JSON Lines, optionally through SDVM."
     )
     source = parser.add_mutually_exclusive_group()
     source.add_argument(
-        "--hub",
+        "--from-hub",
         action="store_true",
-        help="load from the Hugging Face Hub (default: the bundled slice)",
+        help=f"load {preset.hub} from the Hugging Face Hub (default: the bundled slice)",
     )
     source.add_argument(
         "--data-files", nargs="+", help="local Parquet, JSON Lines, JSON or CSV files"
     )
-    parser.add_argument("--split", default=default_split)
+    parser.add_argument("--split", default=preset.split)
     parser.add_argument(
         "--out", type=Path, default=Path("out"), help="the output folder (default: out)"
     )
@@ -50,21 +57,22 @@ def options(name: str, default_split: str) -> argparse.ArgumentParser:
     return parser
 
 
-def run(
-    name: str,
-    load: Callable[[argparse.Namespace], SampleSequence],
-    conventions: str,
-    default_split: str,
-) -> SampleSequence:
-    args = options(name, default_split).parse_args()
-    samples = load(args)
+def run(name: str, argv: Sequence[str] | None = None) -> SampleSequence:
+    args = options(name).parse_args(argv)
+    preset = PRESETS[name]
+    bundled = not args.from_hub and not args.data_files and preset.bundled is not None
+    samples = load_preset(
+        preset,
+        split=args.split,
+        bundled=bundled,
+        data_files=args.data_files,
+        on_error=args.on_error,
+    )
     stem = args.out / f"{name}-{args.split}"
-    write_parquet(samples, stem.with_suffix(".parquet"))
+    converted = convert_to_files(samples, stem.with_suffix(".parquet"))
     write_jsonl(samples, stem.with_suffix(".jsonl"))
-    if samples.rejects:
-        write_rejects(samples.rejects, rejects_path(stem.with_suffix(".parquet")))
     print(f"wrote {stem}.parquet and {stem}.jsonl")
-    print("\n".join(summarize(samples.table, samples.rejects).lines()))
+    print("\n".join(converted.summary.lines()))
     if args.stage:
         result = run_stage(
             samples,
@@ -72,7 +80,7 @@ def run(
             stem.with_suffix(f".{args.stage}.parquet"),
             api_key=os.environ.get("SDVM_API_KEY", ""),
             base_url=args.base_url,
-            conventions=args.conventions or conventions,
+            conventions=args.conventions or preset.conventions,
         )
         print(f"wrote {stem}.{args.stage}.parquet")
         print("\n".join(summarize(result.table).lines()))

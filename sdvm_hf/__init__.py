@@ -1,34 +1,62 @@
 """Hugging Face multiple-choice datasets as typed SDVM samples.
 
-Layers, bottom up: :mod:`sdvm_hf.samples` (the types and wire dict), :mod:`sdvm_hf.arrow`
-(schema, tables, Parquet), :mod:`sdvm_hf.convert` (dataset mappings), :mod:`sdvm_hf.load`
-(loaders), and the ``sdvm-hf`` command on top.
+Layers, bottom up (imports flow one way, down): :mod:`sdvm_hf.samples` (the types and the wire
+dict) -> :mod:`sdvm_hf.arrow` (the sample table: schema, checks, the lazy sequence) ->
+:mod:`sdvm_hf.convert` (the generic mapping and the preset type) -> :mod:`sdvm_hf.load`
+(sources and loaders) -> :mod:`sdvm_hf.presets` (one module per dataset, and the registry) ->
+:mod:`sdvm_hf.files`, :mod:`sdvm_hf.jobs`, :mod:`sdvm_hf.service` -> :mod:`sdvm_hf.cli`.
+
+Glossary (each word has this one meaning in code, docs and messages):
+
+sample   a typed multiple-choice item (:class:`MultipleChoiceSample` and its two classes)
+block    what the service writes on a sample: ``audit``, ``fix``, ``reaudit`` (opaque JSON)
+stage    one trip through the service: ``audit``, ``fix`` or ``refine``
+mapping  where a source keeps context, choices and answer (:class:`MultipleChoiceMapping`)
+form     one of a mapping's three converters: row, batch (``Dataset.map``), table (Arrow)
+format   a sample file's encoding: ``parquet``, ``jsonl``, ``jsonl.gz``
+layout   one published arrangement of a dataset's columns (MMLU has eight)
+preset   everything known about one dataset: its layouts, Hub id, conventions (:class:`Preset`)
+source   where a split's rows come from: the Hub, or local Parquet, JSON Lines, JSON, CSV
+row      a row's number in its source, 0-based
+problem  one rule a row breaks: row, path, expected, got (:class:`Problem`)
+reject   a row a conversion with ``on_error="skip"`` left out, with its problem (:class:`Reject`)
 """
 
-from sdvm_hf.arrow.parquet import read_parquet, write_parquet
+from importlib.metadata import version as _version
+
 from sdvm_hf.arrow.schema import sample_features, sample_schema
-from sdvm_hf.arrow.table import SampleSequence, samples_to_table, table_to_samples
-from sdvm_hf.convert.hellaswag import HELLASWAG
+from sdvm_hf.arrow.sequence import SampleSequence, samples_to_table, table_to_samples
 from sdvm_hf.convert.mapping import Conversion, MultipleChoiceMapping
-from sdvm_hf.convert.mmlu import LAYOUTS as MMLU_LAYOUTS
-from sdvm_hf.convert.mmlu import detect_layout as detect_mmlu_layout
+from sdvm_hf.convert.preset import Preset
 from sdvm_hf.errors import ConversionError, LayoutError, Problem, Reject, SampleTableError
-from sdvm_hf.jsonl import iter_jsonl, read_jsonl, write_jsonl
-from sdvm_hf.load.loaders import (
-    StreamingSamples,
-    load_hellaswag,
-    load_mmlu,
-    load_multiple_choice,
+from sdvm_hf.files import (
+    iter_jsonl,
+    read_jsonl,
+    read_parquet,
+    read_samples,
+    write_jsonl,
+    write_parquet,
+    write_samples,
 )
+from sdvm_hf.jobs import convert_to_files, inspect_file, validate_file
+from sdvm_hf.load.loaders import StreamingSamples, load_multiple_choice, load_preset
+from sdvm_hf.presets.hellaswag import HELLASWAG, load_hellaswag
+from sdvm_hf.presets.mmlu import MMLU_LAYOUTS, detect_mmlu_layout, load_mmlu
+from sdvm_hf.presets.registry import PRESETS
 from sdvm_hf.samples import (
     MultipleChoiceCompletionSample,
     MultipleChoiceQuestionAnswerSample,
     MultipleChoiceSample,
 )
+from sdvm_hf.service.roundtrip import Retry, ServiceError, run_stage
+from sdvm_hf.summary import Summary, summarize
+
+__version__ = _version("sdvm-hf")
 
 __all__ = [
     "HELLASWAG",
     "MMLU_LAYOUTS",
+    "PRESETS",
     "Conversion",
     "ConversionError",
     "LayoutError",
@@ -36,22 +64,34 @@ __all__ = [
     "MultipleChoiceMapping",
     "MultipleChoiceQuestionAnswerSample",
     "MultipleChoiceSample",
+    "Preset",
     "Problem",
     "Reject",
+    "Retry",
     "SampleSequence",
     "SampleTableError",
+    "ServiceError",
     "StreamingSamples",
+    "Summary",
+    "convert_to_files",
     "detect_mmlu_layout",
+    "inspect_file",
     "iter_jsonl",
     "load_hellaswag",
     "load_mmlu",
     "load_multiple_choice",
+    "load_preset",
     "read_jsonl",
     "read_parquet",
+    "read_samples",
+    "run_stage",
     "sample_features",
     "sample_schema",
     "samples_to_table",
+    "summarize",
     "table_to_samples",
+    "validate_file",
     "write_jsonl",
     "write_parquet",
+    "write_samples",
 ]

@@ -13,70 +13,29 @@ This module is the bottom layer: it knows pydantic and the wire format, nothing 
 
 from __future__ import annotations
 
-import math
 import operator
 from collections.abc import Mapping
-from typing import Any, ClassVar, Literal, Self, get_args
+from typing import Any, ClassVar, Self
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-Style = Literal["continuation", "qa"]
-"""How the context reads: a sentence stem the answer continues, or a complete question."""
-
-STYLES: tuple[str, ...] = get_args(Style)
-
-TASK_TYPE = "multiple_choice"
-
-STAGE_KEYS: tuple[str, ...] = ("audit", "fix", "reaudit")
-"""The blocks the service writes on a sample, one per stage, in wire order."""
-
-CORE_KEYS: tuple[str, ...] = ("task_type", "context", "choices", "answer_index", "style")
-
-RESERVED_KEYS: frozenset[str] = frozenset(CORE_KEYS + STAGE_KEYS)
-"""Wire keys an ``extra`` key may not take: the SDK flattens ``extra`` over them."""
-
-
-def _describe(value: object) -> str:
-    """``int 5``, ``str ''``: the type and the value that arrived, for error messages."""
-    text = repr(value)
-    if len(text) > 80:
-        text = text[:77] + "..."
-    return f"{type(value).__name__} {text}"
-
-
-def json_problem(value: object, where: str) -> str | None:
-    """Say why ``value`` is not JSON-compatible (``None`` when it is).
-
-    JSON-compatible means str, int, float (finite), bool, None, and lists and str-keyed dicts
-    of those, at any depth.
-    """
-    if value is None or isinstance(value, str | bool | int):
-        return None
-    if isinstance(value, float):
-        return None if math.isfinite(value) else f"{where} is {value!r}, which JSON cannot carry"
-    if isinstance(value, list):
-        for i, item in enumerate(value):
-            problem = json_problem(item, f"{where}[{i}]")
-            if problem:
-                return problem
-        return None
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if not isinstance(key, str):
-                return f"{where} has a key {_describe(key)}; JSON object keys are str"
-            problem = json_problem(item, f"{where}[{key!r}]")
-            if problem:
-                return problem
-        return None
-    return (
-        f"{where} must be JSON-compatible (str, int, float, bool, None, list, dict with str "
-        f"keys), got {_describe(value)}"
-    )
+from sdvm_hf._wire import (
+    BLOCKS,
+    RESERVED_KEYS,
+    STYLES,
+    TASK_TYPE,
+    Style,
+    answer_range,
+    describe,
+    json_problem,
+    reserved_key,
+    style_problem,
+)
 
 
 def _json_object(value: object, name: str) -> dict[str, Any]:
     if not isinstance(value, dict):
-        raise ValueError(f"{name} must be a dict, got {_describe(value)}")
+        raise ValueError(f"{name} must be a dict, got {describe(value)}")
     problem = json_problem(value, name)
     if problem:
         raise ValueError(problem)
@@ -116,7 +75,7 @@ class MultipleChoiceSample(BaseModel):
     @classmethod
     def _check_context(cls, value: object) -> str:
         if not isinstance(value, str):
-            raise ValueError(f"context must be a str, got {_describe(value)}")
+            raise ValueError(f"context must be a str, got {describe(value)}")
         if not value.strip():
             raise ValueError(f"context must be a non-empty string, got {value!r}")
         return value
@@ -125,21 +84,21 @@ class MultipleChoiceSample(BaseModel):
     @classmethod
     def _check_choices(cls, value: object) -> list[str]:
         if not isinstance(value, list | tuple):
-            raise ValueError(f"choices must be a list of str, got {_describe(value)}")
+            raise ValueError(f"choices must be a list of str, got {describe(value)}")
         if len(value) < 2:
             raise ValueError(
                 f"choices must have at least two items, got {len(value)}: {list(value)!r}"
             )
         for i, choice in enumerate(value):
             if not isinstance(choice, str):
-                raise ValueError(f"choices[{i}] must be a str, got {_describe(choice)}")
+                raise ValueError(f"choices[{i}] must be a str, got {describe(choice)}")
         return list(value)
 
     @field_validator("answer_index", mode="before")
     @classmethod
     def _check_answer_type(cls, value: object) -> int:
         if isinstance(value, bool):
-            raise ValueError(f"answer_index must be an int, got {_describe(value)}")
+            raise ValueError(f"answer_index must be an int, got {describe(value)}")
         if isinstance(value, float):
             if not value.is_integer():
                 raise ValueError(f"answer_index must be an int, got non-integral {value!r}")
@@ -147,24 +106,22 @@ class MultipleChoiceSample(BaseModel):
         try:
             return operator.index(value)  # type: ignore[arg-type]
         except TypeError:
-            raise ValueError(f"answer_index must be an int, got {_describe(value)}") from None
+            raise ValueError(f"answer_index must be an int, got {describe(value)}") from None
 
     @field_validator("answer_index")
     @classmethod
     def _check_answer_range(cls, value: int, info: Any) -> int:
         choices = info.data.get("choices")
         if choices is not None and not 0 <= value < len(choices):
-            raise ValueError(
-                f"answer_index must be in 0..{len(choices) - 1} for {len(choices)} choices, "
-                f"got {value}"
-            )
+            raise ValueError(f"answer_index must be in {answer_range(len(choices))}, got {value}")
         return value
 
     @field_validator("style", mode="before")
     @classmethod
     def _check_style(cls, value: object) -> str:
-        if value not in STYLES:
-            raise ValueError(f"style must be 'continuation' or 'qa', got {_describe(value)}")
+        problem = style_problem(value)
+        if problem:
+            raise ValueError(problem)
         if cls._fixed_style is not None and value != cls._fixed_style:
             other = _CLASS_BY_STYLE[str(value)].__name__
             raise ValueError(
@@ -179,11 +136,11 @@ class MultipleChoiceSample(BaseModel):
         if isinstance(value, Mapping) and not isinstance(value, dict):
             value = dict(value)
         extra = _json_object(value, "extra")
-        clash = [key for key in extra if key in RESERVED_KEYS]
-        if clash:
+        key = reserved_key(extra)
+        if key is not None:
             raise ValueError(
-                f"extra key {clash[0]!r} is reserved by the wire format "
-                f"({', '.join(sorted(RESERVED_KEYS))}); rename the column"
+                f"extra key {key!r} is reserved by the wire format "
+                f"({', '.join(sorted(RESERVED_KEYS))}); rename the key"
             )
         return extra
 
@@ -202,7 +159,7 @@ class MultipleChoiceSample(BaseModel):
             "style": self.style,
         }
         out.update(self.extra)
-        for key in STAGE_KEYS:
+        for key in BLOCKS:
             block = getattr(self, key)
             if block is not None:
                 out[key] = block
@@ -217,7 +174,7 @@ class MultipleChoiceSample(BaseModel):
         are not reserved go to ``extra``; ``null`` stage blocks are dropped.
         """
         if not isinstance(d, Mapping):
-            raise ValueError(f"a wire sample must be a dict, got {_describe(d)}")
+            raise ValueError(f"a wire sample must be a dict, got {describe(d)}")
         task_type = d.get("task_type")
         if task_type != TASK_TYPE:
             raise ValueError(f"task_type must be {TASK_TYPE!r}, got {task_type!r}")
@@ -228,7 +185,7 @@ class MultipleChoiceSample(BaseModel):
         target: type[MultipleChoiceSample] = cls
         if cls is MultipleChoiceSample and style in STYLES:
             target = _CLASS_BY_STYLE[style]
-        stages = {key: d[key] for key in STAGE_KEYS if d.get(key) is not None}
+        stages = {key: d[key] for key in BLOCKS if d.get(key) is not None}
         sample = target(
             context=d["context"],
             choices=d["choices"],
@@ -269,7 +226,7 @@ _CLASS_BY_STYLE: dict[str, type[MultipleChoiceSample]] = {
 
 def class_for_style(style: str) -> type[MultipleChoiceSample]:
     """The specific sample class for ``style`` (what decoding returns)."""
-    try:
-        return _CLASS_BY_STYLE[style]
-    except KeyError:
-        raise ValueError(f"style must be 'continuation' or 'qa', got {style!r}") from None
+    problem = style_problem(style)
+    if problem:
+        raise ValueError(problem)
+    return _CLASS_BY_STYLE[style]

@@ -99,6 +99,7 @@ class StubService:
     @property
     def url(self) -> str:
         host, port = self.server.server_address[:2]
+        assert isinstance(host, str)
         return f"http://{host}:{port}"
 
     def __enter__(self) -> StubService:

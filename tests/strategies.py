@@ -5,7 +5,12 @@ from typing import Any
 from hypothesis import strategies as st
 
 from sdvm_hf import MultipleChoiceSample
-from sdvm_hf.samples import RESERVED_KEYS, class_for_style
+from sdvm_hf.samples import class_for_style
+
+# The wire format's reserved keys (../shared/docs/sdvm-wire-format.md)
+RESERVED_KEYS = frozenset(
+    ("task_type", "context", "choices", "answer_index", "style", "audit", "fix", "reaudit")
+)
 
 json_scalars = (
     st.none()

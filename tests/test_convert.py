@@ -34,9 +34,7 @@ def three_forms(
     mapping: MultipleChoiceMapping, source: pa.Table, split: str = "validation"
 ) -> tuple[list[Any], list[Any], list[Any]]:
     by_table = typed(mapping.table(source, split=split))
-    by_row = [
-        mapping.row(row, split=split, row_number=i) for i, row in enumerate(source.to_pylist())
-    ]
+    by_row = [mapping.row(row, split=split, row=i) for i, row in enumerate(source.to_pylist())]
     dataset = datasets.Dataset(datasets.table.InMemoryTable(source))
     mapped = dataset.map(
         mapping.batch,
@@ -239,7 +237,7 @@ BAD_ROWS = [
                 for line in (FIXTURES / "hellaswag" / "test.jsonl").read_text().splitlines()
             ]
         ),
-        r"hellaswag test row 0, column 'label': no 'label' column: the labels of this split are withheld",
+        r"hellaswag test row 0, column 'label': expected a label, got no such column \(the labels of this split are withheld",
     ),
     (
         MMLU_LAYOUTS["mmlu_pro"],
@@ -271,19 +269,19 @@ def test_raise_names_dataset_split_row_column_expected_and_got(
 def test_skip_reports_every_rejected_row_and_loses_none(
     mapping: MultipleChoiceMapping, source: pa.Table, message: str
 ) -> None:
-    result = mapping.convert(source, split="test", on_error="skip", row_offset=100)
+    result = mapping.convert(source, split="test", on_error="skip", first_row=100)
     assert result.table.num_rows + len(result.rejects) == source.num_rows
     assert result.rejects, "the bad row must be reported"
     rows = source.to_pylist()
     for reject in result.rejects:
         assert isinstance(reject, Reject)
         assert reject.original == rows[reject.row - 100]
-        assert reject.reason and reject.column
+        assert reject.expected and reject.column
 
 
 def test_row_offsets_number_rows_across_batches() -> None:
     with pytest.raises(ConversionError, match="arc test row 41, column 'key'"):
-        ARC.table(arc_rows(key="Z"), split="test", row_offset=40)
+        ARC.table(arc_rows(key="Z"), split="test", first_row=40)
 
 
 def test_batch_form_with_skip_needs_a_list_to_report_to() -> None:
@@ -329,7 +327,8 @@ def test_sources_that_do_not_fit_the_mapping(
 def test_non_finite_floats_in_extra_columns_are_bad_rows() -> None:
     source = arc_rows().append_column("score", pa.array([1.0, float("nan")]))
     with pytest.raises(
-        ConversionError, match=r"arc test row 1, column 'score': extra.score is not a finite number"
+        ConversionError,
+        match=r"arc test row 1, column 'score': expected a finite number \(JSON has no NaN or infinity\), got nan",
     ):
         ARC.table(source, split="test")
 
@@ -337,7 +336,7 @@ def test_non_finite_floats_in_extra_columns_are_bad_rows() -> None:
 def test_unknown_mmlu_layout_lists_the_columns_and_the_layouts() -> None:
     with pytest.raises(
         LayoutError,
-        match=r"unknown MMLU layout: columns seen: prompt, options, gold; layouts known: auxiliary_train \(train\); mmlu_pro",
+        match=r"unknown mmlu layout: columns seen: prompt, options, gold; layouts known: auxiliary_train \(train\); mmlu_pro",
     ):
         detect_mmlu_layout(["prompt", "options", "gold"])
 

@@ -1,4 +1,5 @@
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -6,6 +7,7 @@ import pytest
 from sdvm_hf import (
     MultipleChoiceCompletionSample,
     MultipleChoiceQuestionAnswerSample,
+    MultipleChoiceSample,
     read_jsonl,
     write_jsonl,
 )
@@ -66,7 +68,7 @@ def test_a_failed_write_leaves_the_previous_file(tmp_path: Path) -> None:
     path = tmp_path / "wire.jsonl"
     write_jsonl(SAMPLES, path)
 
-    def broken():  # type: ignore[no-untyped-def]
+    def broken() -> Iterator[MultipleChoiceSample]:
         yield SAMPLES[0]
         raise RuntimeError("source died")
 

@@ -49,7 +49,7 @@ def test_sdk_to_dict_decodes_to_an_equal_sample_of_the_same_class(
     sample: MultipleChoiceSample,
 ) -> None:
     twin = sdk_twin(sample)
-    decoded = MultipleChoiceSample.from_dict(twin.to_dict())  # type: ignore[attr-defined]
+    decoded = MultipleChoiceSample.from_dict(twin.to_dict())  # type: ignore[attr-defined,unused-ignore]
     assert_same_samples([decoded], [sample])
     sdk_decoded = sdvm_types.DataSample.from_dict(sample.to_dict())
     assert type(sdk_decoded).__name__ == type(decoded).__name__

@@ -8,10 +8,16 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from sdvm_hf import SampleSequence, load_hellaswag, read_parquet
-from sdvm_hf.convert.hellaswag import CONVENTIONS
+from sdvm_hf import (
+    PRESETS,
+    Retry,
+    SampleSequence,
+    ServiceError,
+    load_hellaswag,
+    read_parquet,
+    run_stage,
+)
 from sdvm_hf.service import roundtrip
-from sdvm_hf.service.roundtrip import Retry, ServiceError, run_stage
 
 if sys.version_info < (3, 12):
     pytest.skip(
@@ -22,6 +28,7 @@ pytest.importorskip("sdvm", reason="install the 'sdvm' extra: pip install -e '.[
 from service_stub import StubService
 
 KEY = "sk-test-secret-key-123"
+CONVENTIONS = PRESETS["hellaswag"].conventions
 FAST = Retry(rate_limited=3, transient=2, backoff=0.01)
 
 
@@ -34,6 +41,7 @@ def samples(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> SampleSequence:
 def run(
     stub: StubService, samples: SampleSequence, out: Path, stage: Any = "audit", **kw: Any
 ) -> SampleSequence:
+    options: dict[str, Any] = {"retry": FAST, **kw}
     return run_stage(
         samples,
         stage,
@@ -41,8 +49,7 @@ def run(
         api_key=KEY,
         base_url=stub.url,
         conventions=CONVENTIONS,
-        retry=FAST,
-        **kw,
+        **options,
     )
 
 
@@ -117,9 +124,9 @@ def test_rate_limits_back_off_exponentially(
     samples: SampleSequence, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     waits: list[float] = []
-    monkeypatch.setattr(roundtrip.time, "sleep", waits.append)
+    retry = Retry(rate_limited=3, transient=2, backoff=0.01, sleep=waits.append)
     with StubService(faults=["429", "429", "429"]) as stub:
-        run(stub, samples[:10], tmp_path / "out.parquet")
+        run(stub, samples[:10], tmp_path / "out.parquet", retry=retry)
     assert waits == [0.01, 0.02, 0.04]
 
 
@@ -260,7 +267,6 @@ def test_the_command_never_shows_or_writes_the_key(
             == 0
         )
         assert stub.requests[0]["conventions"] == CONVENTIONS
-    monkeypatch.setattr(roundtrip, "Retry", lambda: FAST)
     with StubService(faults=["401"]) as stub:
         assert (
             main(
@@ -271,7 +277,8 @@ def test_the_command_never_shows_or_writes_the_key(
                     str(tmp_path / "refused.parquet"),
                     "--base-url",
                     stub.url,
-                ]
+                ],
+                retry=FAST,
             )
             == 2
         )

@@ -25,21 +25,21 @@ The batch and row forms run the table form, so the three cannot disagree.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from sdvm_hf.arrow.schema import JSON_EXTRA, json_type_problem, sample_schema
-from sdvm_hf.arrow.table import SampleSequence
-from sdvm_hf.arrow.validate import find_problems
-from sdvm_hf.convert.answers import AnswerFormat, answer_index, expected_answer
-from sdvm_hf.errors import ConversionError, LayoutError, Problem, Reject
-from sdvm_hf.samples import RESERVED_KEYS, STAGE_KEYS, TASK_TYPE, MultipleChoiceSample, Style
+from sdvm_hf._wire import BLOCKS, TASK_TYPE, Style, reserved_key, shorten
+from sdvm_hf.arrow._validate import find_problems, is_list, json_type_problem
+from sdvm_hf.arrow.schema import JSON_EXTRA, sample_schema
+from sdvm_hf.arrow.sequence import SampleSequence
+from sdvm_hf.convert._answers import AnswerFormat, answer_index, expected_answer
+from sdvm_hf.errors import ConversionError, LayoutError, PathPart, Problem, Reject
+from sdvm_hf.samples import MultipleChoiceSample
 
 if TYPE_CHECKING:
     import datasets
@@ -111,10 +111,10 @@ class MultipleChoiceMapping:
         rest = [n for n in names if n not in self.consumed and n not in self.drop]
         ordered = [n for n in self.extra_order if n in rest]
         ordered += [n for n in rest if n not in ordered]
-        clash = [n for n in ordered if n in RESERVED_KEYS]
-        if clash:
+        clash = reserved_key(ordered)
+        if clash is not None:
             raise LayoutError(
-                f"{self._where(split)}: column {clash[0]!r} would go to extra, but it is a "
+                f"{self._where(split)}: column {clash!r} would go to extra, but it is a "
                 f"reserved wire key; add it to the mapping's drop=(...) or rename it"
             )
         return ordered
@@ -154,12 +154,12 @@ class MultipleChoiceMapping:
         *,
         split: str = "",
         on_error: OnError = "raise",
-        row_offset: int = 0,
+        first_row: int = 0,
     ) -> Conversion:
         """Convert a table or record batch; vectorised, no per-row Python on valid rows.
 
         ``on_error="raise"`` stops at the first bad row with a :class:`ConversionError`
-        naming the dataset, split, row (``row_offset`` + position), column, what was
+        naming the dataset, split, row (``first_row`` + position), column, what was
         expected and what arrived. ``on_error="skip"`` leaves bad rows out and returns each
         as a :class:`Reject`, so converted + rejected always equals the input.
         """
@@ -193,7 +193,7 @@ class MultipleChoiceMapping:
                 choices,
                 answer,
                 extra,
-                *(pa.nulls(n, pa.string()) for _ in STAGE_KEYS),
+                *(pa.nulls(n, pa.string()) for _ in BLOCKS),
             ],
             schema=out_schema,
         )
@@ -202,15 +202,20 @@ class MultipleChoiceMapping:
         problems.sort(key=lambda p: p.row)
         if on_error == "raise":
             first = problems[0]
-            raise ConversionError(
-                self._where(split), Problem(first.row + row_offset, first.column, first.reason)
-            )
+            raise ConversionError(self._where(split), replace(first, row=first.row + first_row))
         first_by_row: dict[int, Problem] = {}
         for problem in problems:
             first_by_row.setdefault(problem.row, problem)
         rows = sorted(first_by_row)
         rejects = [
-            Reject(row + row_offset, p.column, p.reason, source.slice(row, 1).to_pylist()[0])
+            Reject(
+                row + first_row,
+                p.path,
+                p.expected,
+                p.got,
+                p.note,
+                original=source.slice(row, 1).to_pylist()[0],
+            )
             for row, p in ((row, first_by_row[row]) for row in rows)
         ]
         keep = np.ones(n, dtype=bool)
@@ -218,10 +223,10 @@ class MultipleChoiceMapping:
         return Conversion(samples.filter(pa.array(keep)), rejects)
 
     def table(
-        self, data: pa.Table | pa.RecordBatch, *, split: str = "", row_offset: int = 0
+        self, data: pa.Table | pa.RecordBatch, *, split: str = "", first_row: int = 0
     ) -> pa.Table:
         """The sample table of ``data``; a bad row raises :class:`ConversionError`."""
-        return self.convert(data, split=split, row_offset=row_offset).table
+        return self.convert(data, split=split, first_row=first_row).table
 
     def _flatten(self, table: pa.Table) -> pa.Table:
         if self.unnest and self.unnest in table.column_names:
@@ -239,7 +244,7 @@ class MultipleChoiceMapping:
         columns = self.choice_columns
         if len(columns) == 1:
             column = table.column(columns[0]).combine_chunks()
-            if pa.types.is_list(column.type) or pa.types.is_large_list(column.type):
+            if is_list(column.type):
                 return column.cast(pa.list_(pa.string()))
             raise LayoutError(
                 f"{self.name}: column {columns[0]!r} should hold a list of choices, "
@@ -266,8 +271,10 @@ class MultipleChoiceMapping:
         n = table.num_rows
         counts = pc.list_value_length(choices)
         if self.answer not in table.column_names:
-            reason = f"no {self.answer!r} column: {_WITHHELD}"
-            return pa.nulls(n, pa.int64()), [Problem(r, self.answer, reason) for r in range(n)]
+            missing = [
+                Problem(r, (self.answer,), "a label", "no such column", _WITHHELD) for r in range(n)
+            ]
+            return pa.nulls(n, pa.int64()), missing
         raw = table.column(self.answer).combine_chunks()
         index = answer_index(
             raw, choices, self.answer_format, f"{self.name}: answer column {self.answer!r}"
@@ -280,10 +287,8 @@ class MultipleChoiceMapping:
         for row in pc.indices_nonzero(bad).to_pylist():
             got = raw[row].as_py()
             expected = expected_answer(raw.type, counts[row].as_py(), self.answer_format)
-            reason = f"expected {expected}, got {got!r}"
-            if got is None or got == "":
-                reason += f" ({_WITHHELD})"
-            problems.append(Problem(row, self.answer, reason))
+            note = _WITHHELD if got is None or got == "" else ""
+            problems.append(Problem(row, (self.answer,), expected, shorten(repr(got)), note))
         return pc.if_else(bad, pa.scalar(None, pa.int64()), index), problems
 
     def _core_problems(
@@ -299,23 +304,20 @@ class MultipleChoiceMapping:
                 "choices": choices,
                 "answer_index": answer,
                 "extra": extra,
-                **{key: pa.nulls(n, pa.string()) for key in STAGE_KEYS},
+                **{key: pa.nulls(n, pa.string()) for key in BLOCKS},
             }
         )
         found = find_problems(probe, columns=("context", "choices", "extra"))
-        names = [f.name for f in extra.type] if pa.types.is_struct(extra.type) else []
-        return [Problem(p.row, self._source_column(p, names), p.reason) for p in found]
+        return [replace(p, path=self._source_path(p.path)) for p in found]
 
-    def _source_column(self, problem: Problem, extra_names: Sequence[str]) -> str:
-        if problem.column == "context":
-            return self.context
-        if problem.column == "choices":
-            return self._choices_label
-        # extra problems read "extra.<column> ...", "extra.<column>.<field> ..." or "...[] ..."
-        for name in extra_names:
-            if re.match(rf"extra\.{re.escape(name)}[ .\[]", problem.reason):
-                return name
-        return problem.column
+    def _source_path(self, path: tuple[PathPart, ...]) -> tuple[PathPart, ...]:
+        """A sample column's path as the source's: ``extra.ind`` is the column ``ind``."""
+        column, *inside = path
+        if column == "context":
+            return (self.context, *inside)
+        if column == "choices":
+            return (self._choices_label, *inside)
+        return tuple(inside) or path
 
     def _extra(self, table: pa.Table, extra_type: pa.DataType) -> pa.Array:
         n = table.num_rows
@@ -354,17 +356,17 @@ class MultipleChoiceMapping:
         offset = indices[0] if indices else 0
         if indices and list(indices) != list(range(offset, offset + len(indices))):
             raise ValueError("the batch form expects consecutive indices from Dataset.map")
-        result = self.convert(table, split=split, on_error=on_error, row_offset=offset)
+        result = self.convert(table, split=split, on_error=on_error, first_row=offset)
         if rejects is not None:
             rejects.extend(result.rejects)
         return result.table if isinstance(arrow, pa.Table) else dict(result.table.to_pydict())
 
     def row(
-        self, row: Mapping[str, Any], *, split: str = "", row_number: int = 0
+        self, record: Mapping[str, Any], *, split: str = "", row: int = 0
     ) -> MultipleChoiceSample:
-        """The row form: one source row (a dict) to a typed sample."""
-        table = pa.Table.from_pylist([dict(row)])
-        converted = self.convert(table, split=split, row_offset=row_number).table
+        """The row form: one source record (a dict) to a typed sample (``row``: its number)."""
+        table = pa.Table.from_pylist([dict(record)])
+        converted = self.convert(table, split=split, first_row=row).table
         return SampleSequence(converted, validate=False)[0]
 
 

@@ -1,6 +1,6 @@
-"""``load_hellaswag``, ``load_mmlu`` and the generic ``load_multiple_choice``.
+"""Loaders: a split of any source to typed samples, through a mapping or a dataset preset.
 
-Each returns the typed samples as a :class:`~sdvm_hf.arrow.table.SampleSequence` (lazy,
+Each returns the typed samples as a :class:`~sdvm_hf.arrow.sequence.SampleSequence` (lazy,
 Arrow-backed, with ``.dataset`` and ``.rejects``), or with ``streaming=True`` a
 :class:`StreamingSamples` that yields typed samples without loading the split.
 """
@@ -13,31 +13,33 @@ from typing import Literal, TypedDict, Unpack, overload
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from sdvm_hf.arrow.table import SampleSequence, build_samples
-from sdvm_hf.convert import hellaswag, mmlu
+from sdvm_hf.arrow._codec import decode
+from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.convert.mapping import Conversion, MultipleChoiceMapping, OnError
+from sdvm_hf.convert.preset import Preset
 from sdvm_hf.errors import Reject
-from sdvm_hf.load.sources import (
-    DataFiles,
-    Source,
-    builder_for,
-    bundled_file,
-    expand,
-    load_table,
-    stream_batches,
-)
+from sdvm_hf.load._csv import CsvLayout
+from sdvm_hf.load.sources import DataFiles, Source, bundled_file, load_table, stream_batches
 from sdvm_hf.samples import MultipleChoiceSample
 
 MappingChoice = MultipleChoiceMapping | Callable[[Sequence[str]], MultipleChoiceMapping]
 """A mapping, or a function that picks one from the source's column names."""
 
 BATCH_ROWS = 65_536
+"""Rows converted at a time."""
 
-BUNDLED = {
-    "hellaswag": ("hellaswag_validation.parquet", "validation"),
-    "mmlu": ("mmlu_test.parquet", "test"),
-}
-"""The small real slices shipped in the package (``bundled=True``): file name and split."""
+
+class SourceOptions(TypedDict, total=False):
+    """Where to read a split from, besides the Hub id: the options every loader takes."""
+
+    data_files: DataFiles | None
+    """Local Parquet, JSON Lines (also ``.gz``), JSON or CSV files: paths, globs or a folder."""
+    revision: str | None
+    """The Hub revision (a branch, tag or commit)."""
+    cache_dir: str | None
+    """The ``datasets`` cache folder."""
+    token: str | bool | None
+    """The Hub token, for gated or private datasets."""
 
 
 class StreamingSamples:
@@ -52,43 +54,39 @@ class StreamingSamples:
         mapping: MappingChoice,
         split: str,
         on_error: OnError,
-        subject: str | None = None,
+        keep: Callable[[pa.Table], pa.Table] | None = None,
     ) -> None:
         """Wrap a function that streams the source batch by batch."""
         self._batches = batches
         self._mapping = mapping
         self._split = split
         self._on_error: OnError = on_error
-        self._subject = subject
+        self._keep = keep
         self.rejects: list[Reject] = []
 
     def __iter__(self) -> Iterator[MultipleChoiceSample]:
         self.rejects = []
-        batches = (_only_subject(batch, self._subject) for batch in self._batches())
+        batches = self._batches()
+        if self._keep is not None:
+            batches = map(self._keep, batches)
         for result in _conversions(batches, self._mapping, self._split, self._on_error):
             self.rejects.extend(result.rejects)
-            yield from build_samples(result.table)
+            yield from decode(result.table)
 
 
 def _conversions(
     batches: Iterable[pa.Table], mapping: MappingChoice, split: str, on_error: OnError
 ) -> Iterator[Conversion]:
     """Convert batch by batch, numbering rows across the batches."""
-    offset = 0
+    first_row = 0
     for batch in batches:
         resolved = _resolve(mapping, batch.column_names)
-        yield resolved.convert(batch, split=split, on_error=on_error, row_offset=offset)
-        offset += batch.num_rows
+        yield resolved.convert(batch, split=split, on_error=on_error, first_row=first_row)
+        first_row += batch.num_rows
 
 
 def _resolve(mapping: MappingChoice, columns: Sequence[str]) -> MultipleChoiceMapping:
     return mapping if isinstance(mapping, MultipleChoiceMapping) else mapping(columns)
-
-
-def _only_subject(table: pa.Table, subject: str | None) -> pa.Table:
-    if subject is None or subject == "all" or "subject" not in table.column_names:
-        return table
-    return table.filter(pc.equal(table.column("subject"), subject))
 
 
 def convert_table(
@@ -111,29 +109,16 @@ def _load(
     mapping: MappingChoice,
     streaming: bool,
     on_error: OnError,
-    subject: str | None = None,
+    keep: Callable[[pa.Table], pa.Table] | None = None,
 ) -> SampleSequence | StreamingSamples:
     if streaming:
         return StreamingSamples(
-            lambda: stream_batches(source, BATCH_ROWS), mapping, source.split, on_error, subject
+            lambda: stream_batches(source, BATCH_ROWS), mapping, source.split, on_error, keep
         )
     table = load_table(source)
-    return convert_table(_only_subject(table, subject), mapping, source.split, on_error)
-
-
-class SourceOptions(TypedDict, total=False):
-    """The options every loader takes besides its own."""
-
-    data_files: DataFiles | None
-    """Local Parquet, JSON Lines (also ``.gz``), JSON or CSV files: paths, globs or a folder."""
-    revision: str | None
-    """The Hub revision (a branch, tag or commit)."""
-    cache_dir: str | None
-    """The ``datasets`` cache folder."""
-    token: str | bool | None
-    """The Hub token, for gated or private datasets."""
-    on_error: OnError
-    """``"raise"`` (default): stop at the first bad row; ``"skip"``: leave it out, report it."""
+    if keep is not None:
+        table = keep(table)
+    return convert_table(table, mapping, source.split, on_error)
 
 
 def _source(
@@ -143,8 +128,8 @@ def _source(
     name: str | None = None,
     split: str,
     revision: str | None = None,
-    csv_columns: tuple[str, ...] | None = None,
-) -> tuple[Source, OnError]:
+    csv: CsvLayout = CsvLayout(),
+) -> Source:
     unknown = set(options) - set(SourceOptions.__annotations__)
     if unknown:
         raise TypeError(
@@ -152,7 +137,7 @@ def _source(
             f"{', '.join(SourceOptions.__annotations__)}"
         )
     local = options.get("data_files") is not None
-    source = Source(
+    return Source(
         path=None if local else hub,
         name=None if local else name,
         split=split,
@@ -160,9 +145,8 @@ def _source(
         revision=options.get("revision") or revision,
         cache_dir=options.get("cache_dir"),
         token=options.get("token"),
-        csv_columns=csv_columns,
+        csv=csv,
     )
-    return source, options.get("on_error", "raise")
 
 
 @overload
@@ -173,6 +157,7 @@ def load_multiple_choice(
     name: str | None = ...,
     split: str = ...,
     streaming: Literal[False] = ...,
+    on_error: OnError = ...,
     **options: Unpack[SourceOptions],
 ) -> SampleSequence: ...
 @overload
@@ -183,6 +168,7 @@ def load_multiple_choice(
     name: str | None = ...,
     split: str = ...,
     streaming: Literal[True],
+    on_error: OnError = ...,
     **options: Unpack[SourceOptions],
 ) -> StreamingSamples: ...
 def load_multiple_choice(
@@ -192,127 +178,107 @@ def load_multiple_choice(
     name: str | None = None,
     split: str = "train",
     streaming: bool = False,
+    on_error: OnError = "raise",
     **options: Unpack[SourceOptions],
 ) -> SampleSequence | StreamingSamples:
     """Load any multiple-choice split with a :class:`MultipleChoiceMapping`.
 
     ``path`` is a Hub dataset id (with ``name``, ``split`` and the ``revision`` and ``token``
-    options), or ``None`` with ``data_files``. See :class:`SourceOptions` for the options.
+    options), or ``None`` with ``data_files``. ``on_error="raise"`` (default) stops at the
+    first bad row; ``"skip"`` leaves it out and reports it in ``.rejects``. See
+    :class:`SourceOptions` for the other options.
     """
-    source, on_error = _source(options, hub=path, name=name, split=split)
+    source = _source(options, hub=path, name=name, split=split)
     return _load(source, mapping, streaming, on_error)
 
 
-def _bundled(dataset: str, split: str, options: SourceOptions) -> SourceOptions:
-    file, bundled_split = BUNDLED[dataset]
-    if split != bundled_split:
-        raise ValueError(
-            f"the bundled {dataset} slice holds the {bundled_split!r} split only, got "
-            f"split={split!r}"
-        )
-    return {**options, "data_files": str(bundled_file(file))}
-
-
 @overload
-def load_hellaswag(
-    split: str = ...,
-    *,
-    bundled: bool = ...,
-    streaming: Literal[False] = ...,
-    **options: Unpack[SourceOptions],
-) -> SampleSequence: ...
-@overload
-def load_hellaswag(
-    split: str = ...,
-    *,
-    bundled: bool = ...,
-    streaming: Literal[True],
-    **options: Unpack[SourceOptions],
-) -> StreamingSamples: ...
-def load_hellaswag(
-    split: str = "validation",
-    *,
-    bundled: bool = False,
-    streaming: bool = False,
-    **options: Unpack[SourceOptions],
-) -> SampleSequence | StreamingSamples:
-    """HellaSwag as :class:`~sdvm_hf.MultipleChoiceCompletionSample` s.
-
-    From the Hub (``Rowan/hellaswag`` at ``refs/convert/parquet`` unless ``revision`` says
-    otherwise), from ``data_files`` (the Hub's Parquet or the original jsonl, whose labels are
-    ints), or with ``bundled=True`` from the slice of the validation split shipped in the
-    package (no network). The test split's labels are withheld: its rows cannot be samples.
-    See :class:`SourceOptions` for the other options.
-    """
-    if bundled:
-        options = _bundled("hellaswag", split, options)
-    source, on_error = _source(
-        options, hub=hellaswag.HUB_PATH, split=split, revision=hellaswag.HUB_REVISION
-    )
-    return _load(source, hellaswag.HELLASWAG, streaming, on_error)
-
-
-@overload
-def load_mmlu(
-    subject: str = ...,
-    split: str = ...,
+def load_preset(
+    preset: Preset,
+    config: str | None = ...,
+    split: str | None = ...,
     *,
     layout: str | None = ...,
     bundled: bool = ...,
     streaming: Literal[False] = ...,
+    on_error: OnError = ...,
     **options: Unpack[SourceOptions],
 ) -> SampleSequence: ...
 @overload
-def load_mmlu(
-    subject: str = ...,
-    split: str = ...,
+def load_preset(
+    preset: Preset,
+    config: str | None = ...,
+    split: str | None = ...,
     *,
     layout: str | None = ...,
     bundled: bool = ...,
     streaming: Literal[True],
+    on_error: OnError = ...,
     **options: Unpack[SourceOptions],
 ) -> StreamingSamples: ...
-def load_mmlu(
-    subject: str = "all",
-    split: str = "test",
+@overload
+def load_preset(
+    preset: Preset,
+    config: str | None = ...,
+    split: str | None = ...,
+    *,
+    layout: str | None = ...,
+    bundled: bool = ...,
+    streaming: bool = ...,
+    on_error: OnError = ...,
+    **options: Unpack[SourceOptions],
+) -> SampleSequence | StreamingSamples: ...
+def load_preset(
+    preset: Preset,
+    config: str | None = None,
+    split: str | None = None,
     *,
     layout: str | None = None,
     bundled: bool = False,
     streaming: bool = False,
+    on_error: OnError = "raise",
     **options: Unpack[SourceOptions],
 ) -> SampleSequence | StreamingSamples:
-    """MMLU as :class:`~sdvm_hf.MultipleChoiceQuestionAnswerSample` s, in any known layout.
+    """Load a split of the dataset ``preset`` describes (see :mod:`sdvm_hf.presets`).
 
-    From the Hub (``cais/mmlu``, configuration ``subject``), from ``data_files`` in any layout
-    of :mod:`sdvm_hf.convert.mmlu` (recognised from the columns, or named by ``layout``; the
-    original headerless CSV files take their subject from the file name), or with
-    ``bundled=True`` from the slice of the test split shipped in the package. With local files,
-    a ``subject`` other than ``"all"`` keeps that subject's rows. See :class:`SourceOptions`
-    for the other options.
+    From the Hub (the preset's id, ``config`` or its default configuration, its revision
+    unless ``revision`` says otherwise), from ``data_files`` in any of its layouts
+    (recognised from the columns, or named by ``layout``), or with ``bundled=True`` from the
+    slice shipped in the package. With local files, a ``config`` keeps the rows whose
+    :attr:`~Preset.config_column` holds it.
     """
+    split = split or preset.split
     if bundled:
-        options = _bundled("mmlu", split, options)
-    data_files = options.get("data_files")
-    if data_files is not None and layout is None and _headerless_csv(data_files):
-        layout = "hendrycks_csv"
-    csv_columns = mmlu.HENDRYCKS_COLUMNS if layout == "hendrycks_csv" else None
-    source, on_error = _source(
-        options, hub="cais/mmlu", name=subject, split=split, csv_columns=csv_columns
+        if preset.bundled is None:
+            raise ValueError(f"no slice of {preset.name} is bundled in the package")
+        if split != preset.bundled.split:
+            raise ValueError(
+                f"the bundled {preset.name} slice holds the {preset.bundled.split!r} split "
+                f"only, got split={split!r}"
+            )
+        options = {**options, "data_files": str(bundled_file(preset.bundled.file))}
+    source = _source(
+        options,
+        hub=preset.hub,
+        name=config or preset.config,
+        split=split,
+        revision=preset.revision,
+        csv=CsvLayout(header=preset.csv_header, file_columns=preset.file_columns),
     )
 
     def pick(columns: Sequence[str]) -> MultipleChoiceMapping:
-        return mmlu.mmlu_mapping(columns, layout)
+        return preset.mapping(columns, layout)
 
-    local_subject = subject if data_files is not None else None
-    return _load(source, pick, streaming, on_error, local_subject)
+    keep = None
+    if source.files is not None and config is not None and preset.config_column:
+        keep = _rows_of(preset.config_column, config)
+    return _load(source, pick, streaming, on_error, keep)
 
 
-def _headerless_csv(data_files: DataFiles) -> bool:
-    """Whether these are CSV files whose first line is data, not column names."""
-    files = expand(data_files)
-    if builder_for(files) != "csv":
-        return False
-    with open(files[0], encoding="utf-8") as first:
-        header = first.readline()
-    known = {"question", "Question", "input", "A", "option_a", "choices"}
-    return not known & {field.strip().strip('"') for field in header.split(",")}
+def _rows_of(column: str, value: str) -> Callable[[pa.Table], pa.Table]:
+    def keep(table: pa.Table) -> pa.Table:
+        if value == "all" or column not in table.column_names:
+            return table
+        return table.filter(pc.equal(table.column(column), value))
+
+    return keep

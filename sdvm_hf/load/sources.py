@@ -1,15 +1,13 @@
-"""Where source rows come from: the Hub or local files, read through ``datasets``.
+"""Where source rows come from: the Hub or local Parquet, JSON Lines, JSON or CSV files.
 
-CSV is read with ``pyarrow.csv`` and every column typed as a string: pandas (behind the
-``datasets`` CSV builder) would turn an MMLU choice ``"None"`` or ``"NA"`` into a missing
-value and ``"01"`` into ``1``.
+The Hub and local Parquet and JSON go through ``datasets``; CSV is read by
+:mod:`sdvm_hf.load._csv` with every column a string. Nothing here knows any dataset.
 """
 
 from __future__ import annotations
 
 import glob
 import os
-import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -18,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.csv as pacsv
+
+from sdvm_hf.load._csv import CsvLayout, csv_batches, read_csv
 
 DataFiles = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
 
@@ -79,9 +78,8 @@ class Source:
     revision: str | None = None
     cache_dir: str | None = None
     token: str | bool | None = None
-    csv_columns: tuple[str, ...] | None = None
-    """For headerless CSV: the column names; with them each file's name also becomes a
-    ``subject`` column (MMLU's original distribution)."""
+    csv: CsvLayout = CsvLayout()
+    """How CSV files name their columns (headerless files, columns from file names)."""
 
     @cached_property
     def files(self) -> list[str] | None:
@@ -115,7 +113,7 @@ def load_table(source: Source) -> pa.Table:
     """The whole split as an Arrow table."""
     csv_files = source.csv_files()
     if csv_files is not None:
-        return read_csv(csv_files, source.csv_columns)
+        return read_csv(csv_files, source.csv)
     import datasets
 
     builder, kwargs = source.load_dataset_args()
@@ -130,59 +128,10 @@ def stream_batches(source: Source, batch_size: int) -> Iterator[pa.Table]:
     csv_files = source.csv_files()
     if csv_files is not None:
         for file in csv_files:
-            yield from _csv_batches(file, source.csv_columns, batch_size)
+            yield from csv_batches(file, source.csv, batch_size)
         return
     import datasets
 
     builder, kwargs = source.load_dataset_args()
     stream = datasets.load_dataset(builder, streaming=True, **kwargs)
     yield from stream.with_format("arrow").iter(batch_size=batch_size)
-
-
-def _csv_options(
-    file: str, columns: Sequence[str] | None
-) -> tuple[pacsv.ReadOptions, pacsv.ConvertOptions]:
-    if columns is not None:
-        names = list(columns)
-        read = pacsv.ReadOptions(column_names=names)
-    else:
-        with pacsv.open_csv(file) as reader:
-            header = reader.schema.names
-        names = [name or f"Unnamed: {i}" for i, name in enumerate(header)]
-        read = pacsv.ReadOptions(column_names=names, skip_rows=1)
-    strings = {name: pa.string() for name in names}
-    return read, pacsv.ConvertOptions(column_types=strings, strings_can_be_null=False)
-
-
-def _subject(file: str) -> str:
-    return re.sub(r"_(dev|val|test|train)$", "", Path(file).name.split(".")[0])
-
-
-def _with_subject(table: pa.Table, file: str, columns: Sequence[str] | None) -> pa.Table:
-    if columns is None:
-        return table
-    return table.append_column(
-        "subject", pa.nulls(table.num_rows, pa.string()).fill_null(_subject(file))
-    )
-
-
-def read_csv(files: Sequence[str], columns: Sequence[str] | None = None) -> pa.Table:
-    """CSV files as one table, every column a string, nothing turned into a missing value."""
-    tables = []
-    for file in files:
-        read, convert = _csv_options(file, columns)
-        tables.append(
-            _with_subject(
-                pacsv.read_csv(file, read_options=read, convert_options=convert), file, columns
-            )
-        )
-    return pa.concat_tables(tables)
-
-
-def _csv_batches(file: str, columns: Sequence[str] | None, batch_size: int) -> Iterator[pa.Table]:
-    read, convert = _csv_options(file, columns)
-    with pacsv.open_csv(file, read_options=read, convert_options=convert) as reader:
-        for batch in reader:
-            table = _with_subject(pa.Table.from_batches([batch]), file, columns)
-            for offset in range(0, table.num_rows, batch_size):
-                yield table.slice(offset, batch_size)

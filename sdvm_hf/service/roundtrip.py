@@ -18,15 +18,16 @@ import logging
 import shutil
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 import pyarrow as pa
 
-from sdvm_hf._files import atomic_path
-from sdvm_hf.arrow.parquet import read_parquet, write_table
-from sdvm_hf.arrow.table import SampleSequence, core_columns
+from sdvm_hf._atomic import atomic_path
+from sdvm_hf.arrow._codec import changeable_columns
+from sdvm_hf.arrow.sequence import SampleSequence
+from sdvm_hf.files import read_parquet, write_table
 from sdvm_hf.samples import MultipleChoiceSample
 
 log = logging.getLogger(__name__)
@@ -60,6 +61,8 @@ class Retry:
     """Attempts after a 5xx answer or a dropped connection."""
     backoff: float = 1.0
     """Seconds before the first retry; doubled each time."""
+    sleep: Callable[[float], None] = field(default=time.sleep, compare=False, repr=False)
+    """How to wait (tests pass one that records the waits)."""
 
 
 def _client(
@@ -69,16 +72,16 @@ def _client(
         import sdvm
     except ImportError:
         raise ServiceError(INSTALL_HINT) from None
-    where: dict[str, Any] = {"api_key": api_key, "timeout": timeout}
+    client_args: dict[str, Any] = {"api_key": api_key, "timeout": timeout}
     if base_url:
-        where["base_url"] = base_url
+        client_args["base_url"] = base_url
     if stage == "audit":
-        auditor = sdvm.Auditor(**where)
+        auditor = sdvm.Auditor(**client_args)
         return lambda batch: auditor.run(batch, conventions=conventions)
     if stage == "fix":
-        fixer = sdvm.Fixer(**where)
+        fixer = sdvm.Fixer(**client_args)
         return lambda batch: fixer.run(batch, conventions=conventions)
-    refinery = sdvm.Refinery(conventions=conventions, **where)
+    refinery = sdvm.Refinery(conventions=conventions, **client_args)
     return lambda batch: refinery.run(batch)
 
 
@@ -155,7 +158,7 @@ def _part_table(source: pa.Table, returned: Sequence[MultipleChoiceSample]) -> p
     ``extra`` is the source's own column (the join checked it came back equal), so its Arrow
     types survive the trip exactly.
     """
-    columns = core_columns(returned)
+    columns = changeable_columns(returned)
     for name, array in columns.items():
         source = source.set_column(source.schema.get_field_index(name), name, array)
     return source
@@ -269,5 +272,5 @@ def _send(
                     "batches before it are kept, rerun to resume"
                 ) from None
             log.warning("%s: %s; retrying in %.1fs", label, message, delay)
-            time.sleep(delay)
+            retry.sleep(delay)
             delay *= 2

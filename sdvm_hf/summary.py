@@ -14,8 +14,9 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from sdvm_hf._wire import BLOCKS
 from sdvm_hf.errors import Reject
-from sdvm_hf.samples import STAGE_KEYS, class_for_style
+from sdvm_hf.samples import class_for_style
 
 
 def choice_counts(table: pa.Table) -> dict[int, int]:
@@ -48,12 +49,14 @@ def answer_positions(table: pa.Table) -> dict[int, dict[int, int]]:
 
 
 def reject_reasons(rejects: Sequence[Reject]) -> dict[str, int]:
-    """Rejects grouped by column and the kind of reason (the value that arrived left out)."""
-    kinds = Counter(f"{r.column}: {r.reason.split(', got')[0]}" for r in rejects)
+    """Rejects grouped by where and what was expected (the value that arrived left out)."""
+    kinds = Counter(
+        f"{r.where}: expected {r.expected}" + (f" ({r.note})" if r.note else "") for r in rejects
+    )
     return dict(kinds.most_common())
 
 
-def extra_columns(table: pa.Table) -> dict[str, str]:
+def extra_types(table: pa.Table) -> dict[str, str]:
     """The extra keys and their Arrow types (``json`` values for a JSON extra column)."""
     dtype = table.schema.field("extra").type
     if pa.types.is_struct(dtype):
@@ -72,10 +75,10 @@ def extra_columns(table: pa.Table) -> dict[str, str]:
 
 
 def verdict_rollup(table: pa.Table) -> dict[str, dict[str, dict[str, int]]]:
-    """For each stage block present, each check's true / false counts (boolean checks only)."""
+    """For each block present, each check's true / false counts (boolean checks only)."""
     rollup: dict[str, dict[str, dict[str, int]]] = {}
-    for stage in STAGE_KEYS:
-        column = table.column(stage)
+    for block in BLOCKS:
+        column = table.column(block)
         if column.null_count == len(column):
             continue
         checks: dict[str, Counter[str]] = {}
@@ -85,7 +88,7 @@ def verdict_rollup(table: pa.Table) -> dict[str, dict[str, dict[str, int]]]:
             for check, verdict in json.loads(text).items():
                 if isinstance(verdict, bool):
                     checks.setdefault(check, Counter())[str(verdict).lower()] += 1
-        rollup[stage] = {check: dict(sorted(c.items())) for check, c in checks.items()}
+        rollup[block] = {check: dict(sorted(c.items())) for check, c in checks.items()}
     return rollup
 
 
@@ -120,8 +123,8 @@ class Summary:
             shares = ", ".join(f"{p}: {c / total:.0%}" for p, c in positions.items())
             out.append(f"answer position ({n} choices): {shares}")
         out.append("extra:        " + (_pairs(self.extra) if self.extra else "(none)"))
-        for stage, checks in self.verdicts.items():
-            out.append(f"{stage}:")
+        for block, checks in self.verdicts.items():
+            out.append(f"{block}:")
             out += [f"  {check}: {_pairs(counts)}" for check, counts in checks.items()]
         return out
 
@@ -160,7 +163,7 @@ def summarize(table: pa.Table, rejects: Sequence[Reject] | None = None) -> Summa
         by_style=by_style,
         choices=choice_counts(table),
         positions=answer_positions(table),
-        extra=extra_columns(table),
+        extra=extra_types(table),
         verdicts=verdict_rollup(table),
         rows_in=None if rejects is None else table.num_rows + len(rejects),
         rejects={} if rejects is None else reject_reasons(rejects),

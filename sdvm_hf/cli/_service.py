@@ -7,11 +7,11 @@ import os
 from pathlib import Path
 from typing import Any
 
-from sdvm_hf.convert import hellaswag, mmlu
-from sdvm_hf.service.roundtrip import MAX_BATCH, STAGES, Retry, run_stage
-
-CONVENTIONS = {"hellaswag": hellaswag.CONVENTIONS, "mmlu": mmlu.CONVENTIONS}
-"""The default ``conventions`` text per dataset."""
+from sdvm_hf.cli._common import add_command, print_summary
+from sdvm_hf.files import read_samples
+from sdvm_hf.presets.registry import PRESETS
+from sdvm_hf.service.roundtrip import MAX_BATCH, STAGES, run_stage
+from sdvm_hf.summary import summarize
 
 HELP = {
     "audit": "rate every sample with sdvm-audit-1",
@@ -20,15 +20,14 @@ HELP = {
 }
 
 
-def add_service_commands(commands: Any) -> None:
-    """Add the audit, fix and refine subcommands to the ``sdvm-hf`` parser."""
+def add_commands(commands: Any) -> None:
+    """Add ``audit``, ``fix`` and ``refine``."""
     for stage in STAGES:
-        command = commands.add_parser(
+        command = add_command(
+            commands,
             stage,
-            help=HELP[stage],
-            formatter_class=argparse.RawDescriptionHelpFormatter,
-            epilog=f"""example:
-  export SDVM_API_KEY=...   # read from the environment, never printed or written
+            HELP[stage],
+            f"""export SDVM_API_KEY=...   # read from the environment, never printed or written
   sdvm-hf {stage} out/hellaswag.parquet -o out/hellaswag.{stage}.parquet --dataset hellaswag
 
 An interrupted run resumes where it stopped: rerun the same command.""",
@@ -39,7 +38,7 @@ An interrupted run resumes where it stopped: rerun the same command.""",
         )
         command.add_argument("--base-url", help="the service address (default: the SDK's)")
         command.add_argument(
-            "--dataset", choices=sorted(CONVENTIONS), help="use this dataset's default conventions"
+            "--dataset", choices=sorted(PRESETS), help="use this dataset's default conventions"
         )
         command.add_argument(
             "--conventions", help="what formatting is by design (overrides --dataset's)"
@@ -53,26 +52,19 @@ An interrupted run resumes where it stopped: rerun the same command.""",
         command.set_defaults(run=_run, stage=stage)
 
 
-def conventions_for(dataset: str | None, override: str | None) -> str | None:
-    """The conventions text: the override, else the dataset's default, else none."""
-    if override is not None:
-        return override
-    return CONVENTIONS.get(dataset or "")
-
-
 def _run(args: argparse.Namespace) -> int:
-    from sdvm_hf.io import read_samples
-    from sdvm_hf.stats import summarize
-
+    conventions = args.conventions
+    if conventions is None and args.dataset:
+        conventions = PRESETS[args.dataset].conventions
     result = run_stage(
         read_samples(args.file),
         args.stage,
         args.output,
         api_key=os.environ.get("SDVM_API_KEY", ""),
         base_url=args.base_url,
-        conventions=conventions_for(args.dataset, args.conventions),
+        conventions=conventions,
         batch_size=args.batch_size,
-        retry=Retry(),
+        retry=args.retry,
     )
-    print("\n".join(summarize(result.table).lines()))
+    print_summary(summarize(result.table))
     return 0

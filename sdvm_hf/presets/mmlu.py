@@ -1,7 +1,7 @@
 """MMLU in each published layout, as question-answer samples.
 
 Each layout is a :class:`~sdvm_hf.convert.mapping.MultipleChoiceMapping`;
-:func:`detect_layout` recognises one from its columns.
+:func:`detect_mmlu_layout` recognises one from its columns.
 
 ============================  ====================================================================
 layout                        columns
@@ -21,15 +21,17 @@ layout                        columns
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Literal, Unpack, overload
 
-from sdvm_hf.convert.mapping import MultipleChoiceMapping
-from sdvm_hf.errors import LayoutError
+from sdvm_hf.arrow.sequence import SampleSequence
+from sdvm_hf.convert.mapping import MultipleChoiceMapping, OnError
+from sdvm_hf.convert.preset import Bundled, Preset
+from sdvm_hf.load.loaders import SourceOptions, StreamingSamples, load_preset
 
-HENDRYCKS_COLUMNS = ("question", "A", "B", "C", "D", "answer")
-"""The columns of the original headerless CSV files, in order."""
-
-LAYOUTS: dict[str, MultipleChoiceMapping] = {
+MMLU_LAYOUTS: dict[str, MultipleChoiceMapping] = {
     "cais": MultipleChoiceMapping(
         name="mmlu", context="question", choices="choices", answer="answer"
     ),
@@ -85,37 +87,90 @@ _SIGNATURES: tuple[tuple[str, frozenset[str]], ...] = (
     ("global_mmlu", frozenset({"question", "option_a", "option_b", "option_c", "option_d"})),
     ("mmmlu", frozenset({"Question", "A", "B", "C", "D", "Answer"})),
     ("lukaemon", frozenset({"input", "A", "B", "C", "D", "target"})),
-    ("hendrycks_csv", frozenset(HENDRYCKS_COLUMNS)),
+    ("hendrycks_csv", frozenset({"question", "A", "B", "C", "D", "answer"})),
     ("cais", frozenset({"question", "choices", "answer"})),
 )
 
-CONVENTIONS = (
-    "MMLU: each context is a complete exam question; a truncated or malformed question is a "
-    "defect. Some questions end with a blank (e.g. '____') or a colon that the correct choice "
-    "fills, which is the dataset's convention."
+
+def _subject(file: str) -> dict[str, str]:
+    """The original files are named ``<subject>_<split>.csv``."""
+    return {"subject": re.sub(r"_(dev|val|test|train)$", "", Path(file).name.split(".")[0])}
+
+
+PRESET = Preset(
+    name="mmlu",
+    description="MMLU questions, in any of its published layouts (cais/mmlu by default)",
+    layouts=MMLU_LAYOUTS,
+    hub="cais/mmlu",
+    config="all",
+    split="test",
+    signatures=_SIGNATURES,
+    config_column="subject",
+    headerless_csv="hendrycks_csv",
+    file_columns=_subject,
+    conventions=(
+        "MMLU: each context is a complete exam question; a truncated or malformed question is "
+        "a defect. Some questions end with a blank (e.g. '____') or a colon that the correct "
+        "choice fills, which is the dataset's convention."
+    ),
+    bundled=Bundled("mmlu_test.parquet", "test"),
 )
-"""The default ``conventions`` text for the SDVM audit of MMLU samples."""
+"""Everything about MMLU."""
 
 
-def detect_layout(columns: Sequence[str]) -> str:
+def detect_mmlu_layout(columns: Sequence[str]) -> str:
     """The name of the MMLU layout with these columns; :class:`LayoutError` if none fits."""
-    present = set(columns)
-    for name, needed in _SIGNATURES:
-        if needed <= present:
-            return name
-    raise LayoutError(
-        f"unknown MMLU layout: columns seen: {', '.join(columns)}; layouts known: "
-        + "; ".join(f"{name} ({', '.join(sorted(needed))})" for name, needed in _SIGNATURES)
+    return PRESET.layout_of(columns)
+
+
+@overload
+def load_mmlu(
+    subject: str = ...,
+    split: str = ...,
+    *,
+    layout: str | None = ...,
+    bundled: bool = ...,
+    streaming: Literal[False] = ...,
+    on_error: OnError = ...,
+    **options: Unpack[SourceOptions],
+) -> SampleSequence: ...
+@overload
+def load_mmlu(
+    subject: str = ...,
+    split: str = ...,
+    *,
+    layout: str | None = ...,
+    bundled: bool = ...,
+    streaming: Literal[True],
+    on_error: OnError = ...,
+    **options: Unpack[SourceOptions],
+) -> StreamingSamples: ...
+def load_mmlu(
+    subject: str = "all",
+    split: str = "test",
+    *,
+    layout: str | None = None,
+    bundled: bool = False,
+    streaming: bool = False,
+    on_error: OnError = "raise",
+    **options: Unpack[SourceOptions],
+) -> SampleSequence | StreamingSamples:
+    """MMLU as :class:`~sdvm_hf.MultipleChoiceQuestionAnswerSample` s, in any known layout.
+
+    From the Hub (``cais/mmlu``, configuration ``subject``), from ``data_files`` in any layout
+    of :data:`MMLU_LAYOUTS` (recognised from the columns, or named by ``layout``; the
+    original headerless CSV files take their subject from the file name), or with
+    ``bundled=True`` from the slice of the test split shipped in the package. With local files,
+    a ``subject`` other than ``"all"`` keeps that subject's rows. See
+    :func:`~sdvm_hf.load.loaders.load_preset` for the options.
+    """
+    return load_preset(
+        PRESET,
+        subject,
+        split,
+        layout=layout,
+        bundled=bundled,
+        streaming=streaming,
+        on_error=on_error,
+        **options,
     )
-
-
-def mmlu_mapping(columns: Sequence[str], layout: str | None = None) -> MultipleChoiceMapping:
-    """The mapping for ``layout`` (by name), or for the layout these columns show."""
-    if layout is None:
-        layout = detect_layout(columns)
-    try:
-        return LAYOUTS[layout]
-    except KeyError:
-        raise LayoutError(
-            f"unknown MMLU layout {layout!r}; layouts known: {', '.join(LAYOUTS)}"
-        ) from None

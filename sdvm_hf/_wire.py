@@ -1,0 +1,89 @@
+"""The SDVM wire format's constants and rules, each defined once.
+
+The sample types, the Arrow checks and the converters all enforce these rules; they read them
+from here so that a rule and its message never drift apart between layers.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from typing import Literal, get_args
+
+Style = Literal["continuation", "qa"]
+"""How the context reads: a sentence stem the answer continues, or a complete question."""
+
+STYLES: tuple[str, ...] = get_args(Style)
+"""Every style, in the order the docs name them."""
+
+TASK_TYPE = "multiple_choice"
+"""The wire ``task_type`` of every multiple-choice sample."""
+
+BLOCKS: tuple[str, ...] = ("audit", "fix", "reaudit")
+"""The blocks the service writes on a sample, in wire order."""
+
+CORE_KEYS: tuple[str, ...] = ("task_type", "context", "choices", "answer_index", "style")
+"""The wire keys every sample carries, in wire order."""
+
+RESERVED_KEYS: frozenset[str] = frozenset(CORE_KEYS + BLOCKS)
+"""Wire keys an ``extra`` key may not take: the wire flattens ``extra`` over them."""
+
+
+def describe(value: object) -> str:
+    """``int 5``, ``str ''``: the type and the value that arrived, for error messages."""
+    return f"{type(value).__name__} {shorten(repr(value))}"
+
+
+def shorten(text: str, limit: int = 80) -> str:
+    """``text`` cut to ``limit`` characters, with ``...`` where it was cut."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def reserved_key(keys: Iterable[str]) -> str | None:
+    """The first of ``keys`` that is a reserved wire key (``None`` when none is)."""
+    return next((key for key in keys if key in RESERVED_KEYS), None)
+
+
+def style_problem(value: object) -> str | None:
+    """Say why ``value`` is not a style (``None`` when it is)."""
+    if value in STYLES:
+        return None
+    return f"style must be {' or '.join(map(repr, STYLES))}, got {describe(value)}"
+
+
+def answer_range(count: int) -> str:
+    """What a valid answer index is for ``count`` choices: ``0..3 for 4 choices``."""
+    return f"0..{count - 1} for {count} choices"
+
+
+def json_problem(value: object, where: str) -> str | None:
+    """Say why ``value`` is not JSON-compatible (``None`` when it is).
+
+    JSON-compatible means str, int, float (finite), bool, None, and lists and str-keyed dicts
+    of those, at any depth. A str must be valid Unicode (no lone surrogate), since it travels
+    as UTF-8.
+    """
+    if value is None or isinstance(value, bool | int):
+        return None
+    if isinstance(value, str):
+        return None
+    if isinstance(value, float):
+        return None if math.isfinite(value) else f"{where} is {value!r}, which JSON cannot carry"
+    if isinstance(value, list):
+        for i, item in enumerate(value):
+            problem = json_problem(item, f"{where}[{i}]")
+            if problem:
+                return problem
+        return None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                return f"{where} has a key {describe(key)}; JSON object keys are str"
+            problem = json_problem(item, f"{where}[{key!r}]")
+            if problem:
+                return problem
+        return None
+    return (
+        f"{where} must be JSON-compatible (str, int, float, bool, None, list, dict with str "
+        f"keys), got {describe(value)}"
+    )

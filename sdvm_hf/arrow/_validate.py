@@ -1,0 +1,278 @@
+"""Checks of a sample table: its schema, then its rows, vectorised.
+
+The row rules are the ones :class:`~sdvm_hf.samples.MultipleChoiceSample` enforces,
+evaluated with Arrow compute kernels so that a million rows cost a few passes over the
+columns. A table that passes can be turned into samples without running pydantic on every row.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Collection, Iterator
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from sdvm_hf._wire import (
+    BLOCKS,
+    STYLES,
+    TASK_TYPE,
+    answer_range,
+    reserved_key,
+    shorten,
+)
+from sdvm_hf.arrow.schema import COLUMNS, JSON_EXTRA, STRING_TYPES, sample_schema
+from sdvm_hf.errors import PathPart, Problem, SampleTableError
+
+# -- the schema ----------------------------------------------------------------------------
+
+_JSON_SCALARS = (pa.types.is_integer, pa.types.is_floating, pa.types.is_boolean, pa.types.is_null)
+
+
+def is_list(dtype: pa.DataType) -> bool:
+    """Whether ``dtype`` is a list type (regular or large)."""
+    return bool(pa.types.is_list(dtype) or pa.types.is_large_list(dtype))
+
+
+def json_type_problem(dtype: pa.DataType, where: str) -> str | None:
+    """Say why values of Arrow type ``dtype`` would not be JSON-compatible (``None`` if fine)."""
+    if dtype in STRING_TYPES or any(check(dtype) for check in _JSON_SCALARS):
+        return None
+    if is_list(dtype):
+        return json_type_problem(dtype.value_type, f"{where}[]")
+    if pa.types.is_struct(dtype):
+        if dtype.num_fields == 0:
+            return f"{where} is a struct with no fields, which Parquet cannot store"
+        for child in dtype:
+            problem = json_type_problem(child.type, f"{where}.{child.name}")
+            if problem:
+                return problem
+        return None
+    return f"{where} has Arrow type {dtype}, which is not JSON-compatible"
+
+
+def _expected_type(name: str, dtype: pa.DataType) -> str | None:
+    """What column ``name`` should be, when ``dtype`` is not that (``None`` when it is)."""
+    if name in ("task_type", "style", "context", *BLOCKS):
+        return None if dtype in STRING_TYPES else "string"
+    if name == "choices":
+        return None if is_list(dtype) and dtype.value_type in STRING_TYPES else "list<string>"
+    if name == "answer_index":
+        return None if pa.types.is_integer(dtype) else "an integer type"
+    # extra
+    if dtype in STRING_TYPES:
+        return None
+    if not pa.types.is_struct(dtype):
+        return "a struct of JSON-compatible fields, or a JSON string"
+    clash = reserved_key(child.name for child in dtype)
+    if clash is not None:
+        return f"a struct without reserved wire keys (found {clash})"
+    return json_type_problem(dtype, "extra")
+
+
+def check_schema(schema: pa.Schema, source: str) -> None:
+    """Raise :class:`SampleTableError` listing every missing or mistyped column."""
+    problems = [f"missing column {name!r}" for name in COLUMNS if name not in schema.names]
+    for name in COLUMNS:
+        if name in schema.names:
+            dtype = schema.field(name).type
+            expected = _expected_type(name, dtype)
+            if expected:
+                problems.append(f"column {name!r}: expected {expected}, got {dtype}")
+    if problems:
+        raise SampleTableError(f"{source} is not a sample table: " + "; ".join(problems))
+
+
+def canonical(table: pa.Table) -> pa.Table:
+    """``table`` with exactly the sample columns, in order, cast to the canonical types.
+
+    The caller has run :func:`check_schema`. Large and view string types become ``string``;
+    ``answer_index`` becomes int64. ``extra`` keeps its own type.
+    """
+    extra = table.schema.field("extra").type
+    if extra in STRING_TYPES:
+        extra = JSON_EXTRA
+    target = sample_schema(extra)
+    table = table.select(list(COLUMNS))
+    if table.schema.remove_metadata() == target:
+        return table
+    return table.cast(target)
+
+
+def checked_table(table: pa.Table, source: str = "table") -> pa.Table:
+    """``table`` as a canonical sample table, or :class:`SampleTableError` saying what is wrong.
+
+    Checks the schema (every missing or mistyped column) and then every row, vectorised.
+    """
+    check_schema(table.schema, source)
+    table = canonical(table)
+    problems = find_problems(table, limit=5)
+    if problems:
+        listed = "; ".join(map(str, problems))
+        raise SampleTableError(f"{source} has rows that are not valid samples: {listed}")
+    return table
+
+
+# -- the rows ------------------------------------------------------------------------------
+
+# Exactly the characters for which Python's str.isspace() is true, so that "blank" means the
+# same here as in the sample validator.
+_BLANK = (
+    r"^[\t-\r\x1c-\x20\x85\xa0\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}]*$"
+)
+
+
+def blank(strings: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    """True where a string is empty or whitespace only (null stays null)."""
+    return pc.match_substring_regex(strings, _BLANK)
+
+
+def _bad(mask: pa.Array | pa.ChunkedArray) -> list[int]:
+    """The rows where ``mask`` is true or null."""
+    return [int(i) for i in pc.indices_nonzero(pc.fill_null(mask, True)).to_pylist()]
+
+
+def got(column: pa.ChunkedArray | pa.Array, row: int) -> str:
+    """The value at ``row`` as it arrived, for a message."""
+    return shorten(repr(column[row].as_py()))
+
+
+Rule = Callable[[pa.Table], Iterator[Problem]]
+
+
+def _task_type(table: pa.Table) -> Iterator[Problem]:
+    column = table.column("task_type")
+    for row in _bad(pc.not_equal(column, TASK_TYPE)):
+        yield Problem(row, ("task_type",), repr(TASK_TYPE), got(column, row))
+
+
+def _style(table: pa.Table) -> Iterator[Problem]:
+    column = table.column("style")
+    expected = " or ".join(map(repr, STYLES))
+    for row in _bad(pc.invert(pc.is_in(column, value_set=pa.array(STYLES)))):
+        yield Problem(row, ("style",), expected, got(column, row))
+
+
+def _context(table: pa.Table) -> Iterator[Problem]:
+    column = table.column("context")
+    for row in _bad(blank(column)):
+        yield Problem(row, ("context",), "a non-empty string", got(column, row))
+
+
+def _choices(table: pa.Table) -> Iterator[Problem]:
+    choices = table.column("choices")
+    too_few = _bad(pc.less(pc.list_value_length(choices), 2))
+    flat = pc.list_flatten(choices)
+    null_choice: list[int] = []
+    if flat.null_count:
+        parents = pc.list_parent_indices(choices)
+        null_choice = pc.unique(pc.filter(parents, pc.is_null(flat))).to_pylist()
+    for row in sorted({*too_few, *null_choice}):
+        expected = "at least two choices" if row in too_few else "every choice to be a string"
+        yield Problem(row, ("choices",), expected, got(choices, row))
+
+
+def _answer_index(table: pa.Table) -> Iterator[Problem]:
+    answer = table.column("answer_index")
+    lengths = pc.list_value_length(table.column("choices"))
+    out_of_range = pc.or_kleene(pc.less(answer, 0), pc.greater_equal(answer, lengths))
+    valid_choices = pc.fill_null(pc.greater_equal(lengths, 2), False)
+    for row in _bad(pc.and_(valid_choices, pc.fill_null(out_of_range, True))):
+        yield Problem(row, ("answer_index",), answer_range(lengths[row].as_py()), got(answer, row))
+
+
+def _nonfinite(
+    array: pa.Array, path: tuple[PathPart, ...]
+) -> Iterator[tuple[int, tuple[PathPart, ...], Any]]:
+    """(row, path, value) for each float leaf below ``array`` holding NaN or infinity."""
+    dtype = array.type
+    if pa.types.is_floating(dtype):
+        for row in pc.indices_nonzero(pc.invert(pc.fill_null(pc.is_finite(array), True))):
+            yield row.as_py(), path, array[row.as_py()].as_py()
+    elif pa.types.is_struct(dtype):
+        for i, child in enumerate(dtype):
+            yield from _nonfinite(array.field(i), (*path, child.name))
+    elif is_list(dtype):
+        inner = list(_nonfinite(array.flatten(), path))
+        if inner:
+            flat = pa.array([position for position, _, _ in inner], pa.int64())
+            parents = pc.list_parent_indices(array).take(flat).to_pylist()
+            starts = array.offsets.take(pa.array(parents, pa.int64())).to_pylist()
+            for (position, where, value), row, start in zip(inner, parents, starts, strict=True):
+                # the offsets of a sliced list array count from the start of its values
+                index = position - (start - array.offsets[0].as_py())
+                yield row, (*where[: len(path)], index, *where[len(path) :]), value
+
+
+def _extra(table: pa.Table) -> Iterator[Problem]:
+    if not pa.types.is_struct(table.schema.field("extra").type):
+        yield from _json_cells(table, "extra")
+        return
+    extra = table.column("extra").combine_chunks()
+    seen: set[int] = set()
+    for row, path, value in sorted(_nonfinite(extra, ("extra",)), key=lambda item: item[0]):
+        if row not in seen:
+            seen.add(row)
+            yield Problem(row, path, "a finite number (JSON has no NaN or infinity)", repr(value))
+
+
+def _reject_constant(token: str) -> Any:
+    raise ValueError(f"{token} is not JSON")
+
+
+def _json_cell_problem(text: str | None, column: str) -> tuple[str, str] | None:
+    """``(expected, got)`` when a JSON text cell is not a valid object, else ``None``."""
+    if text is None:
+        return None if column != "extra" else ("a JSON object", "None")
+    try:
+        value = json.loads(text, parse_constant=_reject_constant)
+    except ValueError as error:
+        return "a JSON object", f"{shorten(repr(text), 60)} ({error})"
+    if not isinstance(value, dict):
+        return "a JSON object", f"{type(value).__name__} {shorten(text, 60)}"
+    clash = reserved_key(value) if column == "extra" else None
+    if clash is not None:
+        return "a JSON object without reserved wire keys", f"the key {clash!r}"
+    return None
+
+
+def _json_cells(table: pa.Table, column: str) -> Iterator[Problem]:
+    for row, text in enumerate(table.column(column).to_pylist()):
+        problem = _json_cell_problem(text, column)
+        if problem is not None:
+            yield Problem(row, (column,), *problem)
+
+
+def _blocks(table: pa.Table) -> Iterator[Problem]:
+    for key in BLOCKS:
+        yield from _json_cells(table, key)
+
+
+RULES: dict[str, Rule] = {
+    "task_type": _task_type,
+    "style": _style,
+    "context": _context,
+    "choices": _choices,
+    "answer_index": _answer_index,
+    "extra": _extra,
+    "blocks": _blocks,
+}
+"""One rule per sample column (``blocks`` checks the three stage blocks)."""
+
+
+def find_problems(
+    table: pa.Table, limit: int | None = None, columns: Collection[str] | None = None
+) -> list[Problem]:
+    """Every rule a canonical sample table's rows break, first rows first (at most ``limit``).
+
+    ``columns`` limits the checks to those rules of :data:`RULES` (default: all).
+    """
+    problems = [
+        problem
+        for name, rule in RULES.items()
+        if columns is None or name in columns
+        for problem in rule(table)
+    ]
+    problems.sort(key=lambda problem: problem.row)
+    return problems if limit is None else problems[:limit]

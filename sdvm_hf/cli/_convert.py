@@ -1,0 +1,122 @@
+"""``sdvm-hf convert``: a split of a known dataset, or of any source with a generic mapping."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from sdvm_hf.arrow.sequence import SampleSequence
+from sdvm_hf.cli._common import add_command, print_summary
+from sdvm_hf.convert.mapping import MultipleChoiceMapping
+from sdvm_hf.files import FORMATS
+from sdvm_hf.jobs import convert_to_files
+from sdvm_hf.load.loaders import SourceOptions, load_multiple_choice, load_preset
+from sdvm_hf.presets.registry import PRESETS
+
+EXAMPLE = """sdvm-hf convert hellaswag --bundled -o out/hellaswag.parquet
+  sdvm-hf convert hellaswag --split validation -o out/hellaswag.parquet      (from the Hub)
+  sdvm-hf convert mmlu --data-files mmlu/test/*.csv --on-error skip -o out/mmlu.jsonl
+  sdvm-hf convert generic --hub allenai/ai2_arc --name ARC-Easy --split test \\
+      --context question --choices A B C D --answer answerKey --answer-format letter \\
+      --style qa -o out/arc.parquet"""
+
+
+def add_commands(commands: Any) -> None:
+    """Add ``convert``."""
+    convert = add_command(commands, "convert", "convert a split to a sample file", EXAMPLE)
+    convert.add_argument("dataset", choices=(*PRESETS, "generic"))
+    source = convert.add_mutually_exclusive_group()
+    source.add_argument(
+        "--bundled", action="store_true", help="the slice shipped in the package (offline)"
+    )
+    source.add_argument(
+        "--data-files",
+        nargs="+",
+        metavar="PATH",
+        help="local Parquet, JSON Lines, JSON or CSV files, globs or folders",
+    )
+    source.add_argument("--hub", metavar="DATASET", help="generic: a Hub dataset id")
+    convert.add_argument("--split", help="the split (default: the dataset's; generic: train)")
+    convert.add_argument(
+        "--name", "--subject", dest="config", help="the Hub configuration (mmlu: the subject)"
+    )
+    convert.add_argument("--layout", help="the layout, when the columns do not tell")
+    convert.add_argument("--revision", help="the Hub revision")
+    convert.add_argument("--cache-dir", help="the datasets cache folder")
+    generic = convert.add_argument_group("generic mapping")
+    generic.add_argument("--context", help="the context column")
+    generic.add_argument("--choices", nargs="+", help="one list column, or one column per choice")
+    generic.add_argument("--answer", help="the answer column")
+    generic.add_argument("--answer-format", choices=("index", "letter", "text"), default="index")
+    generic.add_argument(
+        "--style",
+        choices=("qa", "continuation"),
+        default="qa",
+        help="qa (questions) or continuation (stems)",
+    )
+    convert.add_argument(
+        "-o", "--output", required=True, type=Path, help="the sample file to write"
+    )
+    convert.add_argument("--format", choices=FORMATS, help="default: from the output's extension")
+    convert.add_argument(
+        "--on-error",
+        choices=("raise", "skip"),
+        default="raise",
+        help="stop at the first bad row, or skip and report every one (default: raise)",
+    )
+    convert.add_argument("--json", action="store_true", help="print the summary as JSON")
+    convert.set_defaults(run=_convert)
+
+
+def _mapping(args: argparse.Namespace) -> MultipleChoiceMapping:
+    missing = [flag for flag in ("context", "choices", "answer") if not getattr(args, flag)]
+    if missing:
+        raise ValueError(f"give --{', --'.join(missing)}")
+    choices = args.choices[0] if len(args.choices) == 1 else tuple(args.choices)
+    return MultipleChoiceMapping(
+        name=args.hub or "dataset",
+        context=args.context,
+        choices=choices,
+        answer=args.answer,
+        answer_format=args.answer_format,
+        style=args.style,
+    )
+
+
+def _load(args: argparse.Namespace) -> SampleSequence:
+    options: SourceOptions = {
+        "data_files": args.data_files,
+        "revision": args.revision,
+        "cache_dir": args.cache_dir,
+    }
+    if args.dataset != "generic":
+        if args.hub:
+            raise ValueError(f"--hub is for generic; {args.dataset} knows its Hub dataset")
+        return load_preset(
+            PRESETS[args.dataset],
+            args.config,
+            args.split,
+            layout=args.layout,
+            bundled=args.bundled,
+            on_error=args.on_error,
+            **options,
+        )
+    if args.bundled:
+        raise ValueError(f"--bundled is for {', '.join(PRESETS)}")
+    if not args.hub and not args.data_files:
+        raise ValueError("give --hub DATASET or --data-files PATH")
+    return load_multiple_choice(
+        args.hub,
+        _mapping(args),
+        name=args.config,
+        split=args.split or "train",
+        on_error=args.on_error,
+        **options,
+    )
+
+
+def _convert(args: argparse.Namespace) -> int:
+    converted = convert_to_files(_load(args), args.output, args.format)
+    print_summary(converted.summary, args.json)
+    return 0

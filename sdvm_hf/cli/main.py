@@ -1,0 +1,49 @@
+"""The ``sdvm-hf`` parser and its one dispatch: each subcommand sets ``run`` to its handler."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+
+from sdvm_hf.cli import _convert, _files, _service
+from sdvm_hf.errors import ConversionError, LayoutError, SampleTableError
+from sdvm_hf.service.roundtrip import Retry, ServiceError
+
+USER_ERRORS = (ConversionError, LayoutError, SampleTableError, ServiceError, OSError, ValueError)
+"""What the command reports in one line (exit 2) rather than as a traceback."""
+
+
+def parser() -> argparse.ArgumentParser:
+    """The ``sdvm-hf`` argument parser, every subcommand added."""
+    root = argparse.ArgumentParser(
+        prog="sdvm-hf",
+        description="Hugging Face multiple-choice datasets as typed SDVM samples.",
+        epilog="run 'sdvm-hf COMMAND --help' for each command's options and an example",
+    )
+    root.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
+    commands = root.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for group in (_convert, _files, _service):
+        group.add_commands(commands)
+    return root
+
+
+def main(argv: Sequence[str] | None = None, *, retry: Retry = Retry()) -> int:
+    """Run the command line; return the exit status.
+
+    ``retry`` is the service stages' retry policy (tests pass a fast one).
+    """
+    root = parser()
+    root.set_defaults(retry=retry)
+    args = root.parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO,
+        format="%(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    try:
+        return int(args.run(args))
+    except USER_ERRORS as error:
+        print(f"sdvm-hf {args.command}: {error}", file=sys.stderr)
+        return 2

@@ -1,0 +1,162 @@
+"""Sample files: Parquet in the sample schema, and SDVM wire JSON Lines, chosen by extension.
+
+Writes are atomic (the file appears only when complete); reads check every row.
+
+=====================  ===================================================================
+``.parquet``           the sample table (:mod:`sdvm_hf.arrow.schema`)
+``.jsonl``             one wire dict per line (what the SDVM service exchanges)
+``.jsonl.gz``          the same, gzip-compressed
+=====================  ===================================================================
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import IO, Any, Literal
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from sdvm_hf._atomic import atomic_path
+from sdvm_hf.arrow.sequence import SampleSequence, samples_to_table
+from sdvm_hf.errors import SampleTableError
+from sdvm_hf.samples import MultipleChoiceSample
+
+Format = Literal["parquet", "jsonl", "jsonl.gz"]
+"""A sample file's format, named by its extension."""
+
+FORMATS: tuple[Format, ...] = ("parquet", "jsonl", "jsonl.gz")
+
+
+def format_of(path: str | os.PathLike[str]) -> Format:
+    """The format a file name says (``.parquet``, ``.jsonl``, ``.jsonl.gz``), or ``ValueError``."""
+    name = Path(path).name
+    for candidate in sorted(FORMATS, key=len, reverse=True):
+        if name.endswith(f".{candidate}"):
+            return candidate
+    raise ValueError(
+        f"{path}: cannot tell the sample file format; name it .parquet, .jsonl or .jsonl.gz"
+    )
+
+
+# -- Parquet -------------------------------------------------------------------------------
+
+
+def write_table(table: pa.Table, path: str | os.PathLike[str]) -> None:
+    """Write a sample table to ``path`` atomically (the file appears only when complete)."""
+    with atomic_path(path) as tmp:
+        pq.write_table(table, tmp)
+
+
+def write_parquet(
+    samples: Iterable[MultipleChoiceSample] | pa.Table, path: str | os.PathLike[str]
+) -> int:
+    """Write samples (or a sample table) to a Parquet file; return how many rows.
+
+    The file loads with :func:`read_parquet`, ``pyarrow.parquet.read_table`` and
+    ``datasets.load_dataset("parquet", data_files=...)``. Writing is atomic: an error or a
+    crash mid-write leaves no partial file at ``path``.
+    """
+    if isinstance(samples, pa.Table):
+        table = SampleSequence(samples).table
+    else:
+        table = samples_to_table(samples)
+    write_table(table, path)
+    return int(table.num_rows)
+
+
+def read_parquet(path: str | os.PathLike[str]) -> SampleSequence:
+    """Read a sample Parquet file as a lazy sequence of typed samples.
+
+    Every row is checked first (vectorised); a file that is not a sample table raises
+    :class:`~sdvm_hf.errors.SampleTableError` listing the missing or mistyped columns.
+    """
+    try:
+        table = pq.read_table(path, memory_map=True)
+    except (pa.ArrowInvalid, OSError) as error:
+        raise SampleTableError(f"{path} cannot be read as Parquet: {error}") from error
+    return SampleSequence(table, source=str(path))
+
+
+# -- JSON Lines ----------------------------------------------------------------------------
+
+
+def _open_text(path: Path, mode: Literal["r", "w"], gz: bool) -> IO[str]:
+    if gz:
+        return gzip.open(path, f"{mode}t", encoding="utf-8")  # type: ignore[return-value]
+    return path.open(mode, encoding="utf-8")
+
+
+def write_jsonl(samples: Iterable[MultipleChoiceSample], path: str | os.PathLike[str]) -> int:
+    """Write ``samples`` to ``path``, one wire dict per line (UTF-8; gzip for ``.gz``).
+
+    Returns how many; the file appears only when every line is written.
+    """
+    count = 0
+    with atomic_path(path) as tmp, _open_text(tmp, "w", str(path).endswith(".gz")) as out:
+        for sample in samples:
+            out.write(json.dumps(sample.to_dict(), ensure_ascii=False, allow_nan=False))
+            out.write("\n")
+            count += 1
+    return count
+
+
+def jsonl_records(
+    path: str | os.PathLike[str], *, keep_going: bool = False
+) -> Iterator[tuple[int, Any]]:
+    """``(line number, parsed value)`` for each non-blank line of a JSON Lines file.
+
+    A line that is not JSON raises ``ValueError`` naming the file and line, or with
+    ``keep_going`` is yielded as that error in place of the value.
+    """
+    path = Path(path)
+    with _open_text(path, "r", path.name.endswith(".gz")) as lines:
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                yield number, json.loads(line)
+            except ValueError as error:
+                if not keep_going:
+                    raise ValueError(f"{path}, line {number}: {error}") from error
+                yield number, error
+
+
+def iter_jsonl(path: str | os.PathLike[str]) -> Iterator[MultipleChoiceSample]:
+    """Yield typed samples from a wire JSON Lines file (e.g. what the service returned).
+
+    Blank lines are skipped. A bad line raises ``ValueError`` naming the file and line.
+    """
+    for number, record in jsonl_records(path):
+        try:
+            yield MultipleChoiceSample.from_dict(record)
+        except ValueError as error:  # ValidationError is a ValueError
+            raise ValueError(f"{path}, line {number}: {error}") from error
+
+
+def read_jsonl(path: str | os.PathLike[str]) -> list[MultipleChoiceSample]:
+    """Read a wire JSON Lines file into a list of typed samples."""
+    return list(iter_jsonl(path))
+
+
+# -- by extension --------------------------------------------------------------------------
+
+
+def write_samples(
+    samples: SampleSequence, path: str | os.PathLike[str], format: Format | None = None
+) -> int:
+    """Write a sample file in ``format`` (default: the one its extension names)."""
+    if (format or format_of(path)) == "parquet":
+        return write_parquet(samples, path)
+    return write_jsonl(samples, path)
+
+
+def read_samples(path: str | os.PathLike[str]) -> SampleSequence:
+    """A sample file (Parquet, or wire JSON Lines) as a checked, lazy sequence."""
+    if format_of(path) == "parquet":
+        return read_parquet(path)
+    return SampleSequence(samples_to_table(iter_jsonl(path)), source=str(path))

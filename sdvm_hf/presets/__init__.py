@@ -1,0 +1,1 @@
+"""Dataset presets: one module per dataset, listed in :mod:`.registry`."""

@@ -1,0 +1,90 @@
+"""HellaSwag (``Rowan/hellaswag`` and the original rowanz jsonl) as completion samples.
+
+The context is ``ctx`` as published, the stem untouched (``"A woman applies mascara. she"``);
+the choices are ``endings``; ``label`` is the answer index, the string ``"0".."3"`` on the Hub
+and an int in the original jsonl. The test split's labels are withheld (``""`` on the Hub,
+the key absent in the original files): such rows cannot be samples, and converting them says
+so. Every other column (``ind``, ``activity_label``, ``ctx_a``, ``ctx_b``, ``source_id``,
+``split``, ``split_type``) travels in ``extra`` with its Hub type.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Unpack, overload
+
+import pyarrow as pa
+
+from sdvm_hf.arrow.sequence import SampleSequence
+from sdvm_hf.convert.mapping import MultipleChoiceMapping, OnError
+from sdvm_hf.convert.preset import Bundled, Preset
+from sdvm_hf.load.loaders import SourceOptions, StreamingSamples, load_preset
+
+HELLASWAG = MultipleChoiceMapping(
+    name="hellaswag",
+    context="ctx",
+    choices="endings",
+    answer="label",
+    answer_format="index",
+    style="continuation",
+    types={"ind": pa.int32()},
+    extra_order=("ind", "activity_label", "ctx_a", "ctx_b", "source_id", "split", "split_type"),
+)
+"""The HellaSwag mapping: ``HELLASWAG.row``, ``.batch``, ``.table`` and ``.convert``."""
+
+PRESET = Preset(
+    name="hellaswag",
+    description="HellaSwag sentence stems (Rowan/hellaswag)",
+    layouts={"hellaswag": HELLASWAG},
+    hub="Rowan/hellaswag",
+    # ``main`` holds a loading script, which ``datasets`` >= 4 refuses; its Parquet
+    # conversion lives at this revision.
+    revision="refs/convert/parquet",
+    split="validation",
+    conventions=(
+        "HellaSwag: each context is a sentence stem that ends mid-sentence by design; the "
+        "correct choice continues it. After a period the stem continues in lowercase (e.g. "
+        "'A woman applies mascara. she'), which is the dataset's convention, not a defect. "
+        "WikiHow contexts carry [header], [title] and [step] markup by design."
+    ),
+    bundled=Bundled("hellaswag_validation.parquet", "validation"),
+)
+"""Everything about HellaSwag."""
+
+
+@overload
+def load_hellaswag(
+    split: str = ...,
+    *,
+    bundled: bool = ...,
+    streaming: Literal[False] = ...,
+    on_error: OnError = ...,
+    **options: Unpack[SourceOptions],
+) -> SampleSequence: ...
+@overload
+def load_hellaswag(
+    split: str = ...,
+    *,
+    bundled: bool = ...,
+    streaming: Literal[True],
+    on_error: OnError = ...,
+    **options: Unpack[SourceOptions],
+) -> StreamingSamples: ...
+def load_hellaswag(
+    split: str = "validation",
+    *,
+    bundled: bool = False,
+    streaming: bool = False,
+    on_error: OnError = "raise",
+    **options: Unpack[SourceOptions],
+) -> SampleSequence | StreamingSamples:
+    """HellaSwag as :class:`~sdvm_hf.MultipleChoiceCompletionSample` s.
+
+    From the Hub (``Rowan/hellaswag`` at ``refs/convert/parquet`` unless ``revision`` says
+    otherwise), from ``data_files`` (the Hub's Parquet or the original jsonl, whose labels are
+    ints), or with ``bundled=True`` from the slice of the validation split shipped in the
+    package (no network). The test split's labels are withheld: its rows cannot be samples.
+    See :func:`~sdvm_hf.load.loaders.load_preset` for the options.
+    """
+    return load_preset(
+        PRESET, split=split, bundled=bundled, streaming=streaming, on_error=on_error, **options
+    )
