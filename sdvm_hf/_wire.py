@@ -6,7 +6,6 @@ from here so that a rule and its message never drift apart between layers.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from typing import Literal, get_args
 
@@ -54,36 +53,3 @@ def style_problem(value: object) -> str | None:
 def answer_range(count: int) -> str:
     """What a valid answer index is for ``count`` choices: ``0..3 for 4 choices``."""
     return f"0..{count - 1} for {count} choices"
-
-
-def json_problem(value: object, where: str) -> str | None:
-    """Say why ``value`` is not JSON-compatible (``None`` when it is).
-
-    JSON-compatible means str, int, float (finite), bool, None, and lists and str-keyed dicts
-    of those, at any depth. A str must be valid Unicode (no lone surrogate), since it travels
-    as UTF-8.
-    """
-    if value is None or isinstance(value, bool | int):
-        return None
-    if isinstance(value, str):
-        return None
-    if isinstance(value, float):
-        return None if math.isfinite(value) else f"{where} is {value!r}, which JSON cannot carry"
-    if isinstance(value, list):
-        for i, item in enumerate(value):
-            problem = json_problem(item, f"{where}[{i}]")
-            if problem:
-                return problem
-        return None
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if not isinstance(key, str):
-                return f"{where} has a key {describe(key)}; JSON object keys are str"
-            problem = json_problem(item, f"{where}[{key!r}]")
-            if problem:
-                return problem
-        return None
-    return (
-        f"{where} must be JSON-compatible (str, int, float, bool, None, list, dict with str "
-        f"keys), got {describe(value)}"
-    )

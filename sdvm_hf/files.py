@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import math
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -22,6 +23,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sdvm_hf._atomic import atomic_path
+from sdvm_hf.arrow._validate import checked_table
 from sdvm_hf.arrow.sequence import SampleSequence, samples_to_table
 from sdvm_hf.errors import SampleTableError
 from sdvm_hf.samples import MultipleChoiceSample
@@ -61,10 +63,10 @@ def write_parquet(
     ``datasets.load_dataset("parquet", data_files=...)``. Writing is atomic: an error or a
     crash mid-write leaves no partial file at ``path``.
     """
-    if isinstance(samples, pa.Table):
-        table = SampleSequence(samples).table
+    if isinstance(samples, pa.Table | SampleSequence):
+        table = SampleSequence(samples).table if isinstance(samples, pa.Table) else samples.table
     else:
-        table = samples_to_table(samples)
+        table = checked_table(samples_to_table(samples), "samples")
     write_table(table, path)
     return int(table.num_rows)
 
@@ -94,8 +96,12 @@ def _open_text(path: Path, mode: Literal["r", "w"], gz: bool) -> IO[str]:
 def write_jsonl(samples: Iterable[MultipleChoiceSample], path: str | os.PathLike[str]) -> int:
     """Write ``samples`` to ``path``, one wire dict per line (UTF-8; gzip for ``.gz``).
 
-    Returns how many; the file appears only when every line is written.
+    Returns how many; the file appears only when every line is written. Every sample is
+    checked before anything is written (a sample built around the validators, e.g. with
+    ``model_construct``, is refused).
     """
+    if not isinstance(samples, SampleSequence):
+        samples = [_checked(sample) for sample in samples]
     count = 0
     with atomic_path(path) as tmp, _open_text(tmp, "w", str(path).endswith(".gz")) as out:
         for sample in samples:
@@ -103,6 +109,32 @@ def write_jsonl(samples: Iterable[MultipleChoiceSample], path: str | os.PathLike
             out.write("\n")
             count += 1
     return count
+
+
+def _checked(sample: MultipleChoiceSample) -> MultipleChoiceSample:
+    return type(sample)(**sample.__dict__)
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"the number {text} is out of range (JSON has no infinity)")
+    return value
+
+
+def _no_constant(token: str) -> Any:
+    raise ValueError(f"{token} is not JSON")
+
+
+def parse_json(text: str) -> Any:
+    """Strict JSON: no ``NaN``/``Infinity``, no number that overflows to infinity.
+
+    Nesting too deep for Python's parser is a ``ValueError`` like any other bad line.
+    """
+    try:
+        return json.loads(text, parse_constant=_no_constant, parse_float=_finite)
+    except RecursionError:
+        raise ValueError("nested too deeply to parse") from None
 
 
 def jsonl_records(
@@ -119,7 +151,7 @@ def jsonl_records(
             if not line.strip():
                 continue
             try:
-                yield number, json.loads(line)
+                yield number, parse_json(line)
             except ValueError as error:
                 if not keep_going:
                     raise ValueError(f"{path}, line {number}: {error}") from error

@@ -17,8 +17,9 @@ import operator
 from collections.abc import Mapping
 from typing import Any, ClassVar, Self
 
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import BaseModel, ConfigDict, SkipValidation, field_validator
 
+from sdvm_hf._frozen import FrozenDict, FrozenList, freeze_json, hashable, text_problem
 from sdvm_hf._wire import (
     BLOCKS,
     RESERVED_KEYS,
@@ -27,19 +28,18 @@ from sdvm_hf._wire import (
     Style,
     answer_range,
     describe,
-    json_problem,
     reserved_key,
     style_problem,
 )
 
 
-def _json_object(value: object, name: str) -> dict[str, Any]:
+def _json_object(value: object, name: str) -> FrozenDict:
+    if isinstance(value, Mapping) and not isinstance(value, dict):
+        value = dict(value)
     if not isinstance(value, dict):
         raise ValueError(f"{name} must be a dict, got {describe(value)}")
-    problem = json_problem(value, name)
-    if problem:
-        raise ValueError(problem)
-    return value
+    frozen: FrozenDict = freeze_json(value, (name,))
+    return frozen
 
 
 class MultipleChoiceSample(BaseModel):
@@ -54,19 +54,20 @@ class MultipleChoiceSample(BaseModel):
 
     context: str
     """The stem or question; never empty or whitespace only."""
-    choices: list[str]
-    """At least two choices, each a str."""
+    choices: SkipValidation[list[str]]
+    """At least two choices, each a str (read-only)."""
     answer_index: int
     """Position of the one correct choice in ``choices``."""
     style: Style = "continuation"
     """``"continuation"`` for a sentence stem, ``"qa"`` for a complete question."""
-    extra: dict[str, Any] = {}
-    """Every other column of the source, JSON-compatible, flattened into the wire dict."""
-    audit: dict[str, Any] | None = None
+    extra: SkipValidation[dict[str, Any]] = FrozenDict()
+    """Every other column of the source, JSON-compatible, flattened into the wire dict; a
+    read-only deep copy of what was passed in (it compares equal to a plain dict)."""
+    audit: SkipValidation[dict[str, Any] | None] = None
     """The verdict of ``sdvm-audit-1`` (before the fix, on a refined sample); opaque."""
-    fix: dict[str, Any] | None = None
+    fix: SkipValidation[dict[str, Any] | None] = None
     """What ``sdvm-fix-1`` did; opaque."""
-    reaudit: dict[str, Any] | None = None
+    reaudit: SkipValidation[dict[str, Any] | None] = None
     """The verdict after the fix; opaque."""
 
     _fixed_style: ClassVar[str | None] = None
@@ -78,6 +79,9 @@ class MultipleChoiceSample(BaseModel):
             raise ValueError(f"context must be a str, got {describe(value)}")
         if not value.strip():
             raise ValueError(f"context must be a non-empty string, got {value!r}")
+        problem = text_problem(value)
+        if problem:
+            raise ValueError(f"context {problem}")
         return value
 
     @field_validator("choices", mode="before")
@@ -92,7 +96,10 @@ class MultipleChoiceSample(BaseModel):
         for i, choice in enumerate(value):
             if not isinstance(choice, str):
                 raise ValueError(f"choices[{i}] must be a str, got {describe(choice)}")
-        return list(value)
+            problem = text_problem(choice)
+            if problem:
+                raise ValueError(f"choices[{i}] {problem}")
+        return FrozenList(value)
 
     @field_validator("answer_index", mode="before")
     @classmethod
@@ -133,8 +140,6 @@ class MultipleChoiceSample(BaseModel):
     @field_validator("extra", mode="before")
     @classmethod
     def _check_extra(cls, value: object) -> dict[str, Any]:
-        if isinstance(value, Mapping) and not isinstance(value, dict):
-            value = dict(value)
         extra = _json_object(value, "extra")
         key = reserved_key(extra)
         if key is not None:
@@ -148,6 +153,20 @@ class MultipleChoiceSample(BaseModel):
     @classmethod
     def _check_stage(cls, value: object, info: Any) -> dict[str, Any] | None:
         return None if value is None else _json_object(value, str(info.field_name))
+
+    def __hash__(self) -> int:
+        """By value, like ``==``: equal samples hash equal."""
+        return hash((type(self), *(hashable(value) for value in self.__dict__.values())))
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """A copy with ``update`` applied, validated again (an invalid update raises).
+
+        ``deep`` is accepted for pydantic's signature; the fields are read-only, so a copy
+        shares them safely.
+        """
+        if not update:
+            return self
+        return type(self)(**{**self.__dict__, **update})
 
     def to_dict(self) -> dict[str, Any]:
         """The SDVM wire dict: core keys, ``extra`` flattened in, stage blocks when present."""

@@ -117,26 +117,26 @@ REFUSALS: list[tuple[type[MultipleChoiceSample], dict[str, Any], str]] = [
     (
         MultipleChoiceSample,
         {"extra": {"when": object()}},
-        r"extra\['when'\] must be JSON-compatible .*got object",
+        r"extra\.when must be JSON-compatible .*got object",
     ),
     (
         MultipleChoiceSample,
         {"extra": {"t": (1, 2)}},
-        r"extra\['t'\] must be JSON-compatible .*got tuple \(1, 2\)",
+        r"extra\.t must be JSON-compatible .*got tuple \(1, 2\)",
     ),
     (
         MultipleChoiceSample,
         {"extra": {"n": [1, {2: 3}]}},
-        r"extra\['n'\]\[1\] has a key int 2; JSON object keys are str",
+        r"extra\.n\[1\] has a key int 2; JSON keys are str",
     ),
     (
         MultipleChoiceSample,
         {"extra": {"x": float("nan")}},
-        r"extra\['x'\] is nan, which JSON cannot carry",
+        r"extra\.x is nan, which JSON cannot carry",
     ),
     (MultipleChoiceSample, {"extra": ["subject"]}, r"extra must be a dict, got list \['subject'\]"),
     (MultipleChoiceSample, {"audit": "pass"}, "audit must be a dict, got str 'pass'"),
-    (MultipleChoiceSample, {"fix": {"changes": {1}}}, r"fix\['changes'\] must be JSON-compatible"),
+    (MultipleChoiceSample, {"fix": {"changes": {1}}}, r"fix\.changes must be JSON-compatible"),
     (MultipleChoiceSample, {"unknown": 1}, "Extra inputs are not permitted"),
 ]
 

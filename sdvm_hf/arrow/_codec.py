@@ -14,6 +14,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from sdvm_hf._frozen import FrozenList, frozen_copy
 from sdvm_hf._wire import BLOCKS, STYLES, TASK_TYPE
 from sdvm_hf.arrow._validate import is_list, json_type_problem
 from sdvm_hf.arrow.schema import JSON_EXTRA, sample_schema
@@ -129,16 +130,16 @@ def _trusted(cls: type[MultipleChoiceSample], fields: dict[str, Any]) -> Multipl
 def _blocks(column: pa.ChunkedArray | pa.Array) -> list[Any]:
     if column.null_count == len(column):
         return [None] * len(column)
-    return [None if text is None else json.loads(text) for text in column.to_pylist()]
+    return [None if text is None else frozen_copy(json.loads(text)) for text in column.to_pylist()]
 
 
 def decode(batch: pa.Table | pa.RecordBatch) -> Iterator[MultipleChoiceSample]:
     """Typed samples of a checked, canonical batch, column by column."""
     extra_column = batch.column("extra")
     if pa.types.is_struct(extra_column.type):
-        extras = [{} if value is None else value for value in extra_column.to_pylist()]
+        extras = [frozen_copy(value) for value in extra_column.to_pylist()]
     else:
-        extras = [json.loads(text) for text in extra_column.to_pylist()]
+        extras = [frozen_copy(json.loads(text)) for text in extra_column.to_pylist()]
     classes = {style: class_for_style(style) for style in STYLES}
     for style, context, choices, answer, extra, audit, fix, reaudit in zip(
         batch.column("style").to_pylist(),
@@ -153,7 +154,7 @@ def decode(batch: pa.Table | pa.RecordBatch) -> Iterator[MultipleChoiceSample]:
             classes[style],
             {
                 "context": context,
-                "choices": choices,
+                "choices": FrozenList(choices),
                 "answer_index": answer,
                 "style": style,
                 "extra": extra,

@@ -210,7 +210,9 @@ def _extra(table: pa.Table) -> Iterator[Problem]:
         yield from _json_cells(table, "extra")
         return
     extra = table.column("extra").combine_chunks()
-    seen: set[int] = set()
+    seen = set(_bad(extra.is_null()))
+    for row in sorted(seen):
+        yield Problem(row, ("extra",), "an object (a struct row)", "None")
     for row, path, value in sorted(_nonfinite(extra, ("extra",)), key=lambda item: item[0]):
         if row not in seen:
             seen.add(row)
