@@ -3,6 +3,7 @@
 The project's own tests never need these files; CI has them beside the clone.
 """
 
+import csv as csv_module
 import gzip
 import json
 from pathlib import Path
@@ -94,3 +95,28 @@ def test_convert_validate_inspect_on_the_mmlu_test_split(
     assert main(["inspect", str(out), "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["samples"] == 14_042 and summary["extra"] == {"subject": "string (57 distinct)"}
+
+
+def csv_records(path: Path) -> int:
+    with path.open(newline="", encoding="utf-8") as text:
+        return sum(1 for _ in csv_module.reader(text))
+
+
+HENDRYCKS = REAL / "mmlu" / "hendrycks_csv"
+CSV_FILES = sorted(HENDRYCKS.glob("*/*.csv")) if REAL.is_dir() else []
+
+
+@pytest.mark.parametrize("path", CSV_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_every_original_mmlu_csv_file_loads_alone_with_its_record_count(path: Path) -> None:
+    samples = load_mmlu(data_files=path, split=path.parent.name)
+    assert len(samples) == csv_records(path) and not samples.rejects
+    subject = path.name.rsplit("_", 1)[0]
+    assert {s.extra["subject"] for s in samples} == {subject}
+
+
+@pytest.mark.parametrize("folder", ["dev", "val", "test"])
+def test_every_original_mmlu_csv_folder_loads_whole(folder: str) -> None:
+    files = sorted((HENDRYCKS / folder).glob("*.csv"))
+    samples = load_mmlu(data_files=HENDRYCKS / folder, split=folder)
+    assert len(files) == 57
+    assert len(samples) == sum(map(csv_records, files)) and not samples.rejects

@@ -1,7 +1,9 @@
-"""CSV files read with ``pyarrow.csv``, every column a string, nothing turned into a null.
+"""CSV files read with ``pyarrow.csv``, exactly: every column a string, nothing turned into null.
 
 pandas (behind the ``datasets`` CSV builder) would turn an MMLU choice ``"None"`` or ``"NA"``
-into a missing value and ``"01"`` into ``1``; here every cell stays as written.
+into a missing value and ``"01"`` into ``1``; here every cell stays as written, line breaks
+inside quoted fields included, at any file size. A file that cannot be read this way (a parse
+error, text that is not UTF-8, an empty file) is a ``ValueError`` naming the file.
 """
 
 from __future__ import annotations
@@ -12,6 +14,10 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 import pyarrow.csv as pacsv
+
+# Quoted fields may hold line breaks: without this pyarrow splits a large file into blocks at
+# line breaks, and a break inside a quoted field garbles or fails the rows around it.
+_PARSE = pacsv.ParseOptions(newlines_in_values=True)
 
 
 @dataclass(frozen=True)
@@ -24,10 +30,28 @@ class CsvLayout:
     """Columns added to every row of a headerless file, from the file's path."""
 
 
-def _options(file: str, layout: CsvLayout) -> tuple[pacsv.ReadOptions, pacsv.ConvertOptions, bool]:
-    """How to read ``file``, and whether it is headerless."""
-    with open(file, encoding="utf-8", newline="") as text:
-        first = next(csv.reader(text), [])
+@dataclass(frozen=True)
+class _Plan:
+    read: pacsv.ReadOptions
+    convert: pacsv.ConvertOptions
+    headerless: bool
+
+
+def _first_row(file: str) -> list[str]:
+    try:
+        with open(file, encoding="utf-8-sig", newline="") as text:
+            first = next(csv.reader(text), None)
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{file}: not UTF-8 text ({error})") from None
+    except csv.Error as error:
+        raise ValueError(f"{file}: CSV parse error on its first line: {error}") from None
+    if first is None:
+        raise ValueError(f"{file}: the CSV file is empty")
+    return first
+
+
+def _plan(file: str, layout: CsvLayout) -> _Plan:
+    first = _first_row(file)
     names = layout.header(first) if layout.header is not None else None
     headerless = names is not None
     if names is not None:
@@ -36,32 +60,52 @@ def _options(file: str, layout: CsvLayout) -> tuple[pacsv.ReadOptions, pacsv.Con
         names = [name or f"Unnamed: {i}" for i, name in enumerate(first)]
         read = pacsv.ReadOptions(column_names=names, skip_rows=1)
     strings = {name: pa.string() for name in names}
-    return read, pacsv.ConvertOptions(column_types=strings, strings_can_be_null=False), headerless
+    convert = pacsv.ConvertOptions(column_types=strings, strings_can_be_null=False)
+    return _Plan(read, convert, headerless)
 
 
-def _with_file_columns(table: pa.Table, file: str, layout: CsvLayout, headerless: bool) -> pa.Table:
-    if layout.file_columns is None or not headerless:
+def _with_file_columns(table: pa.Table, file: str, layout: CsvLayout, plan: _Plan) -> pa.Table:
+    if layout.file_columns is None or not plan.headerless:
         return table
     for name, value in layout.file_columns(file).items():
         table = table.append_column(name, pa.nulls(table.num_rows, pa.string()).fill_null(value))
     return table
 
 
+def _named(file: str, error: Exception) -> ValueError:
+    return ValueError(f"{file}: {error}")
+
+
 def read_csv(files: Sequence[str], layout: CsvLayout) -> pa.Table:
     """CSV files as one table, every column a string."""
     tables = []
     for file in files:
-        read, convert, headerless = _options(file, layout)
-        table = pacsv.read_csv(file, read_options=read, convert_options=convert)
-        tables.append(_with_file_columns(table, file, layout, headerless))
-    return pa.concat_tables(tables)
+        plan = _plan(file, layout)
+        try:
+            table = pacsv.read_csv(
+                file, read_options=plan.read, parse_options=_PARSE, convert_options=plan.convert
+            )
+        except (pa.ArrowInvalid, UnicodeDecodeError) as error:
+            raise _named(file, error) from None
+        tables.append(_with_file_columns(table, file, layout, plan))
+    try:
+        return pa.concat_tables(tables)
+    except pa.ArrowInvalid as error:
+        raise ValueError(
+            f"the CSV files do not share their columns ({', '.join(files)}): {error}"
+        ) from None
 
 
 def csv_batches(file: str, layout: CsvLayout, batch_size: int) -> Iterator[pa.Table]:
     """One CSV file batch by batch, every column a string."""
-    read, convert, headerless = _options(file, layout)
-    with pacsv.open_csv(file, read_options=read, convert_options=convert) as reader:
-        for batch in reader:
-            table = _with_file_columns(pa.Table.from_batches([batch]), file, layout, headerless)
-            for offset in range(0, table.num_rows, batch_size):
-                yield table.slice(offset, batch_size)
+    plan = _plan(file, layout)
+    try:
+        with pacsv.open_csv(
+            file, read_options=plan.read, parse_options=_PARSE, convert_options=plan.convert
+        ) as reader:
+            for batch in reader:
+                table = _with_file_columns(pa.Table.from_batches([batch]), file, layout, plan)
+                for offset in range(0, table.num_rows, batch_size):
+                    yield table.slice(offset, batch_size)
+    except (pa.ArrowInvalid, UnicodeDecodeError) as error:
+        raise _named(file, error) from None

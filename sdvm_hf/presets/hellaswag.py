@@ -69,6 +69,15 @@ def load_hellaswag(
     on_error: OnError = ...,
     **options: Unpack[SourceOptions],
 ) -> StreamingSamples: ...
+@overload
+def load_hellaswag(
+    split: str = ...,
+    *,
+    bundled: bool = ...,
+    streaming: bool = ...,
+    on_error: OnError = ...,
+    **options: Unpack[SourceOptions],
+) -> SampleSequence | StreamingSamples: ...
 def load_hellaswag(
     split: str = "validation",
     *,

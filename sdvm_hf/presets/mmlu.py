@@ -145,6 +145,17 @@ def load_mmlu(
     on_error: OnError = ...,
     **options: Unpack[SourceOptions],
 ) -> StreamingSamples: ...
+@overload
+def load_mmlu(
+    subject: str = ...,
+    split: str = ...,
+    *,
+    layout: str | None = ...,
+    bundled: bool = ...,
+    streaming: bool = ...,
+    on_error: OnError = ...,
+    **options: Unpack[SourceOptions],
+) -> SampleSequence | StreamingSamples: ...
 def load_mmlu(
     subject: str = "all",
     split: str = "test",
