@@ -24,9 +24,10 @@ reject   a row a conversion with ``on_error="skip"`` left out, with its problem 
 
 from importlib.metadata import version as _version
 
+from sdvm_hf.arrow.rejects import Rejects
 from sdvm_hf.arrow.schema import sample_features, sample_schema
 from sdvm_hf.arrow.sequence import SampleSequence, samples_to_table, table_to_samples
-from sdvm_hf.convert.mapping import Conversion, MultipleChoiceMapping
+from sdvm_hf.convert.mapping import Conversion, MultipleChoiceMapping, split_rejects
 from sdvm_hf.convert.preset import Preset
 from sdvm_hf.errors import ConversionError, LayoutError, Problem, Reject, SampleTableError
 from sdvm_hf.files import (
@@ -67,6 +68,7 @@ __all__ = [
     "Preset",
     "Problem",
     "Reject",
+    "Rejects",
     "Retry",
     "SampleSequence",
     "SampleTableError",
@@ -88,6 +90,7 @@ __all__ = [
     "sample_features",
     "sample_schema",
     "samples_to_table",
+    "split_rejects",
     "summarize",
     "table_to_samples",
     "validate_file",

@@ -7,9 +7,7 @@ service stages are :func:`sdvm_hf.service.run_stage`.
 
 from __future__ import annotations
 
-import json
 import os
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,32 +15,35 @@ import pyarrow.parquet as pq
 
 from sdvm_hf._atomic import atomic_path
 from sdvm_hf.arrow._validate import canonical, check_schema, find_problems
+from sdvm_hf.arrow.rejects import Rejects, json_line
 from sdvm_hf.arrow.sequence import SampleSequence
-from sdvm_hf.errors import Problem, Reject
+from sdvm_hf.errors import Problem
 from sdvm_hf.files import Format, format_of, jsonl_records, read_samples, write_samples
 from sdvm_hf.samples import MultipleChoiceSample
 from sdvm_hf.summary import Summary, summarize
 
 
 def rejects_path(output: str | os.PathLike[str]) -> Path:
-    """Where the rejects of a conversion go: ``NAME.rejects.jsonl`` beside the output."""
+    """Where a conversion's rejects go: the output's whole name, ``.rejects.jsonl`` for its format.
+
+    >>> rejects_path("out/hs.v1.parquet"), rejects_path("mmlu.jsonl.gz")
+    (PosixPath('out/hs.v1.rejects.jsonl'), PosixPath('mmlu.rejects.jsonl'))
+    """
     output = Path(output)
-    return output.with_name(output.name.split(".")[0] + ".rejects.jsonl")
+    stem = output.name.removesuffix(f".{format_of(output)}")
+    return output.with_name(f"{stem}.rejects.jsonl")
 
 
-def write_rejects(rejects: Sequence[Reject], path: str | os.PathLike[str]) -> None:
-    """Write rejects as JSON Lines: row, column, reason and the original row."""
+def write_rejects(rejects: Rejects, path: str | os.PathLike[str]) -> None:
+    """Write rejects as strict JSON Lines: row, column, expected, got, note, original row.
+
+    What JSON cannot carry in an original row is written as text (see
+    :func:`~sdvm_hf.arrow.rejects.json_line`): ``NaN`` and infinities as ``"NaN"``,
+    ``"Infinity"``, ``"-Infinity"``.
+    """
     with atomic_path(path) as tmp, tmp.open("w", encoding="utf-8") as out:
-        for reject in rejects:
-            record = {
-                "row": reject.row,
-                "column": reject.where,
-                "expected": reject.expected,
-                "got": reject.got,
-                "note": reject.note,
-                "original": reject.original,
-            }
-            out.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+        for record in rejects.records():
+            out.write(json_line(record) + "\n")
 
 
 @dataclass(frozen=True)
@@ -60,14 +61,20 @@ class Converted:
 def convert_to_files(
     samples: SampleSequence, output: str | os.PathLike[str], format: Format | None = None
 ) -> Converted:
-    """Write converted samples to ``output`` and their rejects beside it; summarise them."""
+    """Write converted samples to ``output`` and their rejects beside it; summarise them.
+
+    The rejects file is rewritten on every run, and removed when no row was rejected, so it
+    never holds an earlier run's rows.
+    """
     output = Path(output)
     write_samples(samples, output, format)
-    rejects = None
+    rejects = rejects_path(output)
     if samples.rejects:
-        rejects = rejects_path(output)
         write_rejects(samples.rejects, rejects)
-    return Converted(output, rejects, summarize(samples.table, samples.rejects))
+    else:
+        rejects.unlink(missing_ok=True)
+    summary = summarize(samples.table, samples.rejects)
+    return Converted(output, rejects if samples.rejects else None, summary)
 
 
 def inspect_file(path: str | os.PathLike[str]) -> Summary:

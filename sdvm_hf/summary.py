@@ -15,7 +15,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from sdvm_hf._wire import BLOCKS
-from sdvm_hf.errors import Reject
+from sdvm_hf.arrow.rejects import Rejects
+from sdvm_hf.errors import Problem
 from sdvm_hf.samples import class_for_style
 
 
@@ -48,10 +49,11 @@ def answer_positions(table: pa.Table) -> dict[int, dict[int, int]]:
     return {n: dict(sorted(positions.items())) for n, positions in sorted(out.items())}
 
 
-def reject_reasons(rejects: Sequence[Reject]) -> dict[str, int]:
-    """Rejects grouped by where and what was expected (the value that arrived left out)."""
+def reject_reasons(rejects: Sequence[Problem]) -> dict[str, int]:
+    """Rejects grouped by their fields: where, what was expected, the note (not the value)."""
+    problems = rejects.problems if isinstance(rejects, Rejects) else rejects
     kinds = Counter(
-        f"{r.where}: expected {r.expected}" + (f" ({r.note})" if r.note else "") for r in rejects
+        f"{p.where}: expected {p.expected}" + (f" ({p.note})" if p.note else "") for p in problems
     )
     return dict(kinds.most_common())
 
@@ -150,7 +152,7 @@ def _pairs(mapping: dict[Any, Any]) -> str:
     )
 
 
-def summarize(table: pa.Table, rejects: Sequence[Reject] | None = None) -> Summary:
+def summarize(table: pa.Table, rejects: Sequence[Problem] | None = None) -> Summary:
     """Summarise a (canonical) sample table; with ``rejects``, as the result of a conversion."""
     counts = pc.value_counts(table.column("style"))
     by_style = dict(

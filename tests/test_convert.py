@@ -1,6 +1,7 @@
 """The generic mapping and the presets: three forms that agree, and bad rows reported."""
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +19,10 @@ from sdvm_hf import (
     MultipleChoiceMapping,
     MultipleChoiceQuestionAnswerSample,
     Reject,
+    Rejects,
     SampleSequence,
     detect_mmlu_layout,
+    split_rejects,
 )
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -145,11 +148,6 @@ def arc_rows(**change: Any) -> pa.Table:
             [2, 0],
         ),
         (
-            MultipleChoiceMapping(name="t", context="q", choices="c", answer="a"),
-            pa.array([2.0, 0.0]),
-            [2, 0],
-        ),
-        (
             MultipleChoiceMapping(
                 name="t", context="q", choices="c", answer="a", answer_format="letter"
             ),
@@ -172,6 +170,29 @@ def test_answers_as_index_letter_or_text(
         {"q": ["one?", "two?"], "c": [["x", "y", "z"], ["x", "y", "z"]], "a": answers}
     )
     assert [sample.answer_index for sample in typed(mapping.table(source))] == want
+
+
+@pytest.mark.parametrize(
+    ("answers", "row", "got"),
+    [
+        (pa.array([2.0, 1.0]), 0, "2.0"),
+        (pa.array(["2", "02"]), 1, "'02'"),
+        (pa.array(["2", " 2"]), 1, "' 2'"),
+        (pa.array(["2", "+2"]), 1, "'\\+2'"),
+        (pa.array(["2", "99999999999999999999"]), 1, "'99999999999999999999'"),
+    ],
+)
+def test_an_index_label_must_be_the_exact_published_form(
+    answers: pa.Array, row: int, got: str
+) -> None:
+    mapping = MultipleChoiceMapping(name="t", context="q", choices="c", answer="a")
+    source = pa.table({"q": ["one?", "two?"], "c": [["x", "y", "z"]] * 2, "a": answers})
+    with pytest.raises(
+        ConversionError, match=rf"t row {row}, column 'a': expected .*2'?, got {got}"
+    ):
+        mapping.table(source)
+    result = mapping.convert(source, on_error="skip")
+    assert [r.row for r in result.rejects] == ([0, 1] if row == 0 else [1])
 
 
 def test_text_answers_match_the_first_equal_choice_of_their_own_row() -> None:
@@ -230,16 +251,6 @@ BAD_ROWS = [
         r"hellaswag test row 0, column 'label': expected '0'..'3', got '' \(the labels of this split are withheld, so its rows cannot be samples\)",
     ),
     (
-        HELLASWAG,
-        pa.Table.from_pylist(
-            [
-                json.loads(line)
-                for line in (FIXTURES / "hellaswag" / "test.jsonl").read_text().splitlines()
-            ]
-        ),
-        r"hellaswag test row 0, column 'label': expected a label, got no such column \(the labels of this split are withheld",
-    ),
-    (
         MMLU_LAYOUTS["mmlu_pro"],
         pq.read_table(FIXTURES / "mmlu" / "mmlu_pro.parquet"),
         r"mmlu-pro test row 6, column 'options': expected at least two choices, got \[",
@@ -284,12 +295,25 @@ def test_row_offsets_number_rows_across_batches() -> None:
         ARC.table(arc_rows(key="Z"), split="test", first_row=40)
 
 
-def test_batch_form_with_skip_needs_a_list_to_report_to() -> None:
-    with pytest.raises(ValueError, match="on_error='skip' needs a rejects list"):
-        ARC.batch(arc_rows().to_pydict(), on_error="skip")
-    rejects: list[Reject] = []
-    out = ARC.batch(arc_rows(key="Q").to_pydict(), [10, 11], on_error="skip", rejects=rejects)
-    assert len(out["context"]) == 1 and [r.row for r in rejects] == [11]
+def test_a_split_with_no_label_column_is_a_layout_error_that_says_why() -> None:
+    lines = (FIXTURES / "hellaswag" / "test.jsonl").read_text().splitlines()
+    source = pa.Table.from_pylist([json.loads(line) for line in lines])
+    with pytest.raises(
+        LayoutError,
+        match=r"hellaswag test: column 'label' is missing; columns seen: ind, .*a split whose "
+        r"labels are withheld has no answers",
+    ):
+        HELLASWAG.table(source, split="test")
+
+
+def test_batch_form_in_skip_mode_carries_the_rejects_in_its_output() -> None:
+    out = ARC.batch(arc_rows(key="Q").to_pydict(), [10, 11], on_error="skip")
+    assert isinstance(out, dict)
+    assert out["reject"][0] is None and out["context"][1] is None
+    result = split_rejects(pa.Table.from_pydict(out))
+    assert result.table.num_rows == 1
+    assert [(r.row, r.column, r.got) for r in result.rejects] == [(11, "key", "'Q'")]
+    assert result.rejects[0].original == arc_rows(key="Q").to_pylist()[1]
 
 
 @pytest.mark.parametrize(
@@ -365,11 +389,6 @@ def test_the_batch_form_on_a_plain_dict_returns_lists_equal_to_the_table_form() 
             arc_rows().set_column(4, "key", pa.array([1, 2])),
             r"t: context column 'key' should hold strings, got int64",
         ),
-        (
-            ARC,
-            arc_rows().set_column(1, "A", pa.array([1.5, 2.5])),
-            r"arc: choice column 'A' should hold strings \(or integers, written as text\), got double",
-        ),
     ],
 )
 def test_context_and_choice_columns_of_the_wrong_type(
@@ -379,6 +398,64 @@ def test_context_and_choice_columns_of_the_wrong_type(
         mapping.table(source)
 
 
-def test_integer_choice_columns_are_written_as_text() -> None:
+@pytest.mark.parametrize(
+    ("column", "got"), [(pa.array([1.5, 2.5]), "1.5"), (pa.array([7, 8]), "7")]
+)
+def test_choices_that_are_not_text_are_refused_by_name(column: pa.Array, got: str) -> None:
+    source = arc_rows().set_column(1, "A", column)
+    with pytest.raises(
+        ConversionError, match=rf"arc row 0, column 'A': expected a string, got {got}"
+    ):
+        ARC.table(source)
+
+
+def test_a_mapping_may_ask_for_integer_choices_to_be_cast_to_text() -> None:
     source = arc_rows().set_column(1, "A", pa.array([7, 8])).set_column(2, "B", pa.array([1, 2]))
-    assert [s.choices[:2] for s in typed(ARC.table(source))] == [["7", "1"], ["8", "2"]]
+    as_text = replace(ARC, types={"A": pa.string(), "B": pa.string()})
+    assert [s.choices[:2] for s in typed(as_text.table(source))] == [["7", "1"], ["8", "2"]]
+
+
+@pytest.mark.parametrize(
+    ("endings", "expected"),
+    [
+        ([[1e16, 2.0], [3.0, 4.0]], "a list of strings"),
+        ([[["a"], ["b"]], [["c"], ["d"]]], "a list of strings"),
+    ],
+)
+def test_a_list_of_choices_that_are_not_text_is_refused_not_converted(
+    endings: list[Any], expected: str
+) -> None:
+    mapping = MultipleChoiceMapping(name="t", context="q", choices="c", answer="a")
+    source = pa.table({"q": ["one?", "two?"], "c": endings, "a": [0, 1]})
+    with pytest.raises(ConversionError, match=rf"t row 0, column 'c': expected {expected}"):
+        mapping.table(source)
+
+
+@pytest.mark.parametrize(
+    ("ind", "got"),
+    [
+        (pa.array(["7", "abc"]), "'abc'"),
+        (pa.array([7, 2**40]), "1099511627776"),
+        (pa.array([7.0, 1.7]), "1.7"),
+    ],
+)
+def test_a_cell_the_mapping_cannot_cast_is_a_bad_row_not_a_crash(ind: pa.Array, got: str) -> None:
+    source = pq.read_table(HELLASWAG_HUB).slice(0, 2)
+    source = source.set_column(source.schema.get_field_index("ind"), "ind", ind)
+    with pytest.raises(
+        ConversionError,
+        match=rf"hellaswag validation row 1, column 'ind': expected a value that fits int32, got {got}",
+    ):
+        HELLASWAG.table(source, split="validation")
+    result = HELLASWAG.convert(source, split="validation", on_error="skip")
+    assert [s.extra["ind"] for s in typed(result.table)] == [7]
+    assert [(r.row, r.column) for r in result.rejects] == [(1, "ind")]
+    assert result.rejects[0].original["ind"] == ind[1].as_py()
+
+
+def test_rejects_as_data_round_trip_through_their_table() -> None:
+    result = ARC.convert(arc_rows(key="Q"), split="test", on_error="skip", first_row=5)
+    table = result.rejects.table()
+    assert table.column_names == ["row", "path", "expected", "got", "note", "original"]
+    back = Rejects.from_table(table)
+    assert list(back) == list(result.rejects) and back.problems[0].row == 6

@@ -54,7 +54,9 @@ def json_type_problem(dtype: pa.DataType, where: str) -> str | None:
 
 def _expected_type(name: str, dtype: pa.DataType) -> str | None:
     """What column ``name`` should be, when ``dtype`` is not that (``None`` when it is)."""
-    if name in ("task_type", "style", "context", *BLOCKS):
+    if name in BLOCKS:  # a column of nulls is a column of absent blocks
+        return None if dtype in STRING_TYPES or pa.types.is_null(dtype) else "string"
+    if name in ("task_type", "style", "context"):
         return None if dtype in STRING_TYPES else "string"
     if name == "choices":
         return None if is_list(dtype) and dtype.value_type in STRING_TYPES else "list<string>"

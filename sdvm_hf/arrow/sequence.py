@@ -9,8 +9,8 @@ import pyarrow as pa
 
 from sdvm_hf.arrow._codec import decode, encode
 from sdvm_hf.arrow._validate import canonical, checked_table
+from sdvm_hf.arrow.rejects import Rejects
 from sdvm_hf.arrow.schema import sample_features
-from sdvm_hf.errors import Reject
 from sdvm_hf.samples import MultipleChoiceSample
 
 if TYPE_CHECKING:
@@ -32,13 +32,13 @@ class SampleSequence(Sequence[MultipleChoiceSample]):
         self,
         table: pa.Table,
         *,
-        rejects: Sequence[Reject] = (),
+        rejects: Rejects | None = None,
         source: str = "table",
         validate: bool = True,
     ) -> None:
         """Wrap ``table``; with ``validate`` (default) check every row first."""
         self._table = checked_table(table, source) if validate else canonical(table)
-        self.rejects: list[Reject] = list(rejects)
+        self.rejects: Rejects = Rejects() if rejects is None else rejects
 
     @property
     def table(self) -> pa.Table:

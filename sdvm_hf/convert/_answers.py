@@ -9,11 +9,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from sdvm_hf.convert._cells import is_text
 from sdvm_hf.errors import LayoutError
 
 AnswerFormat = Literal["index", "letter", "text"]
 
-_DIGITS = r"^[0-9]+$"
+# The exact published spelling of an index: no sign, no leading zero, no space.
+_INDEX = r"^(0|[1-9][0-9]{0,17})$"
 
 
 def answer_index(
@@ -21,24 +23,29 @@ def answer_index(
 ) -> pa.Array:
     """Each row's answer as an int64 index; null where it cannot be read (the range is not checked).
 
-    ``"index"`` takes integers, integral floats and strings of digits (HellaSwag's ``"3"``);
-    ``"letter"`` takes ``"A"``, ``"B"``, ...; ``"text"`` finds the answer among the row's choices.
+    ``"index"`` takes integers and the exact published spelling of one as text (HellaSwag's
+    ``"3"``; never ``"03"``, ``" 3"`` or a float); ``"letter"`` takes ``"A"``, ``"B"``, ...;
+    ``"text"`` finds the answer among the row's choices. A column whose type can hold no
+    answer at all is a :class:`LayoutError`.
     """
     if answer_format == "letter":
         return _letters_to_index(raw)
     if answer_format == "text":
+        if not is_text(raw.type):
+            raise LayoutError(
+                f"{where} has type {raw.type}; expected text for answer_format='text'"
+            )
         return _text_to_index(raw.cast(pa.string()), choices)
     if pa.types.is_integer(raw.type):
-        return raw.cast(pa.int64())
+        fits = pc.less_equal(raw, 2**62) if pa.types.is_unsigned_integer(raw.type) else None
+        return (raw if fits is None else pc.if_else(fits, raw, None)).cast(pa.int64())
     if pa.types.is_floating(raw.type):
-        integral = pc.and_(pc.is_finite(raw), pc.equal(pc.floor(raw), raw))
-        return pc.if_else(integral, raw, None).cast(pa.int64())
-    if raw.type in (pa.string(), pa.large_string()):
-        digits = pc.fill_null(pc.match_substring_regex(raw, _DIGITS), False)
-        return pc.if_else(digits, raw, None).cast(pa.int64())
+        return pa.nulls(len(raw), pa.int64())
+    if is_text(raw.type):
+        exact = pc.fill_null(pc.match_substring_regex(raw, _INDEX), False)
+        return pc.if_else(exact, raw, None).cast(pa.int64())
     raise LayoutError(
-        f"{where} has type {raw.type}; expected integers or strings of digits for "
-        f"answer_format='index'"
+        f"{where} has type {raw.type}; expected integers or text for answer_format='index'"
     )
 
 
@@ -59,7 +66,7 @@ def _letters_to_index(raw: pa.Array) -> pa.Array:
 
     Works on the few distinct values (dictionary encoding), never row by row.
     """
-    if raw.type not in (pa.string(), pa.large_string()):
+    if not is_text(raw.type) or pa.types.is_null(raw.type):
         return pa.nulls(len(raw), pa.int64())
     encoded = raw.dictionary_encode()
     letters = encoded.dictionary.to_pylist()

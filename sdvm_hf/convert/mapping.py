@@ -25,6 +25,7 @@ The batch and row forms run the table form, so the three cannot disagree.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
@@ -33,12 +34,20 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from sdvm_hf._wire import BLOCKS, TASK_TYPE, Style, reserved_key, shorten
+from sdvm_hf._wire import BLOCKS, TASK_TYPE, Style, reserved_key
 from sdvm_hf.arrow._validate import find_problems, is_list, json_type_problem
+from sdvm_hf.arrow.rejects import Rejects, json_line
 from sdvm_hf.arrow.schema import JSON_EXTRA, sample_schema
 from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.convert._answers import AnswerFormat, answer_index, expected_answer
-from sdvm_hf.errors import ConversionError, LayoutError, PathPart, Problem, Reject
+from sdvm_hf.convert._cells import (
+    choices_from_columns,
+    choices_from_list,
+    gots,
+    is_text,
+    safe_cast,
+)
+from sdvm_hf.errors import ConversionError, LayoutError, PathPart, Problem
 from sdvm_hf.samples import MultipleChoiceSample
 
 if TYPE_CHECKING:
@@ -55,8 +64,42 @@ class Conversion:
 
     table: pa.Table
     """The sample table (see :mod:`sdvm_hf.arrow.schema`)."""
-    rejects: list[Reject]
-    """Every input row that is not in ``table``, with the reason."""
+    rejects: Rejects
+    """Every input row that is not in ``table``, with the reason and the original row."""
+
+
+REJECT_COLUMN = "reject"
+"""The column the batch form adds in skip mode: a rejected row's reject as JSON, else null."""
+
+
+def split_rejects(data: pa.Table | datasets.Dataset) -> Conversion:
+    """Samples and rejects from what the batch form gave in skip mode.
+
+    ``data`` is the output of ``Dataset.map(mapping.batch, ..., fn_kwargs={"on_error":
+    "skip"})`` (or of :meth:`MultipleChoiceMapping.tagged`): every input row, with the
+    :data:`REJECT_COLUMN` set on the rows left out. Returns the checked sample table of the
+    converted rows and the :class:`~sdvm_hf.arrow.rejects.Rejects` of the others.
+    """
+    table = _arrow_table(data)
+    if REJECT_COLUMN not in table.column_names:
+        raise ValueError(f"no {REJECT_COLUMN!r} column: this is not the batch form's skip output")
+    column = table.column(REJECT_COLUMN)
+    samples = table.filter(pc.is_null(column)).drop_columns([REJECT_COLUMN])
+    records = [json.loads(text) for text in column.drop_null().to_pylist()]
+    problems = [
+        Problem(r["row"], tuple(r["path"]), r["expected"], r["got"], r["note"]) for r in records
+    ]
+    rejects = Rejects(problems, pa.Table.from_pylist([r["original"] for r in records]))
+    return Conversion(SampleSequence(samples, source="the batch form's output").table, rejects)
+
+
+def _arrow_table(data: pa.Table | datasets.Dataset) -> pa.Table:
+    if isinstance(data, pa.Table):
+        return data
+    if data._indices is not None:  # a shuffle, select or filter: the rows in their new order
+        data = data.flatten_indices()
+    table: pa.Table = data.data.table
+    return table
 
 
 @dataclass(frozen=True)
@@ -140,11 +183,19 @@ class MultipleChoiceMapping:
                 raise LayoutError(f"{self._where(split)}: column {problem}; drop it or cast it")
         return sample_schema(pa.struct([flat.field(name) for name in extra]))
 
-    def features(self, source: pa.Schema | datasets.Features) -> datasets.Features:
-        """The ``datasets.Features`` to pass as ``Dataset.map(..., features=...)``."""
+    def features(
+        self, source: pa.Schema | datasets.Features, on_error: OnError = "raise"
+    ) -> datasets.Features:
+        """The ``datasets.Features`` to pass as ``Dataset.map(..., features=...)``.
+
+        With ``on_error="skip"`` they include the batch form's :data:`REJECT_COLUMN`.
+        """
         import datasets
 
-        return datasets.Features.from_arrow_schema(self.schema(source))
+        schema = self.schema(source)
+        if on_error == "skip":
+            schema = schema.append(pa.field(REJECT_COLUMN, pa.string()))
+        return datasets.Features.from_arrow_schema(schema)
 
     # -- the table form ---------------------------------------------------------------------
 
@@ -155,18 +206,106 @@ class MultipleChoiceMapping:
         split: str = "",
         on_error: OnError = "raise",
         first_row: int = 0,
+        rows: Sequence[int] | np.ndarray | None = None,
     ) -> Conversion:
         """Convert a table or record batch; vectorised, no per-row Python on valid rows.
 
+        Rows are numbered ``first_row``, ``first_row + 1``, ... or, with ``rows``, by the
+        source's own row numbers (one per input row, e.g. the indices ``Dataset.map`` passes).
         ``on_error="raise"`` stops at the first bad row with a :class:`ConversionError`
-        naming the dataset, split, row (``first_row`` + position), column, what was
-        expected and what arrived. ``on_error="skip"`` leaves bad rows out and returns each
-        as a :class:`Reject`, so converted + rejected always equals the input.
+        naming the dataset, split, row, column, what was expected and what arrived.
+        ``on_error="skip"`` leaves bad rows out and returns each as a reject, so converted
+        + rejected always equals the input. A cell that cannot be read (a label that does not
+        fit an int64, an ``ind`` of ``"abc"`` for an int32) is a bad row like any other.
         """
         if on_error not in ("raise", "skip"):
             raise ValueError(f"on_error must be 'raise' or 'skip', got {on_error!r}")
         source = pa.Table.from_batches([data]) if isinstance(data, pa.RecordBatch) else data
-        table = self._flatten(source)
+        numbers = self._numbers(source.num_rows, first_row, rows)
+        samples, problems = self._samples(source, split)
+        if not problems:
+            return Conversion(samples, Rejects())
+        first = _first_per_row(problems)
+        if on_error == "raise":
+            raise ConversionError(
+                self._where(split), replace(first[0], row=int(numbers[first[0].row]))
+            )
+        bad = np.array([problem.row for problem in first], dtype=np.int64)
+        keep = np.ones(source.num_rows, dtype=bool)
+        keep[bad] = False
+        rejects = Rejects(
+            [replace(problem, row=int(numbers[problem.row])) for problem in first],
+            source.take(pa.array(bad)),
+        )
+        return Conversion(samples.filter(pa.array(keep)), rejects)
+
+    def table(
+        self,
+        data: pa.Table | pa.RecordBatch,
+        *,
+        split: str = "",
+        first_row: int = 0,
+        rows: Sequence[int] | np.ndarray | None = None,
+    ) -> pa.Table:
+        """The sample table of ``data``; a bad row raises :class:`ConversionError`."""
+        return self.convert(data, split=split, first_row=first_row, rows=rows).table
+
+    def tagged(
+        self,
+        data: pa.Table | pa.RecordBatch,
+        *,
+        split: str = "",
+        first_row: int = 0,
+        rows: Sequence[int] | np.ndarray | None = None,
+    ) -> pa.Table:
+        """Every input row in order, converted or rejected: the skip mode as data.
+
+        The sample columns hold the converted rows (null on a rejected row) and
+        :data:`REJECT_COLUMN` holds each rejected row's reject as JSON (row, path, expected,
+        got, note, original), so ``datasets`` multiprocessing, Ray or Spark carry the rejects
+        with the samples; :func:`split_rejects` takes them apart again.
+        """
+        source = pa.Table.from_batches([data]) if isinstance(data, pa.RecordBatch) else data
+        numbers = self._numbers(source.num_rows, first_row, rows)
+        samples, problems = self._samples(source, split)
+        texts: list[str | None] = [None] * source.num_rows
+        first = _first_per_row(problems)
+        if first:
+            bad = pa.array([problem.row for problem in first], pa.int64())
+            originals = source.take(bad).to_pylist()
+            for problem, original in zip(first, originals, strict=True):
+                record = {
+                    "row": int(numbers[problem.row]),
+                    "path": list(problem.path),
+                    "expected": problem.expected,
+                    "got": problem.got,
+                    "note": problem.note,
+                    "original": original,
+                }
+                texts[problem.row] = json_line(record)
+        reject = pa.array(texts, pa.string())
+        rejected = pc.is_valid(reject)
+        columns = [
+            pc.if_else(rejected, pa.nulls(len(reject), column.type), column)
+            for column in samples.columns
+        ]
+        return pa.Table.from_arrays(
+            [*columns, reject],
+            schema=samples.schema.append(pa.field(REJECT_COLUMN, pa.string())),
+        )
+
+    @staticmethod
+    def _numbers(n: int, first_row: int, rows: Sequence[int] | np.ndarray | None) -> np.ndarray:
+        if rows is None:
+            return np.arange(first_row, first_row + n, dtype=np.int64)
+        numbers = np.asarray(rows, dtype=np.int64)
+        if len(numbers) != n:
+            raise ValueError(f"rows names {len(numbers)} row numbers for {n} rows")
+        return numbers
+
+    def _samples(self, source: pa.Table, split: str) -> tuple[pa.Table, list[Problem]]:
+        """Every row as a sample row (bad ones may hold anything) and every problem found."""
+        table, problems = self._prepare(source)
         out_schema = self.schema(table.schema, split)
         missing = [n for n in (self.context, *self.choice_columns) if n not in table.column_names]
         if missing:
@@ -174,17 +313,24 @@ class MultipleChoiceMapping:
                 f"{self._where(split)}: column {missing[0]!r} is missing; "
                 f"columns seen: {', '.join(table.column_names)}"
             )
+        if self.answer not in table.column_names:
+            raise LayoutError(
+                f"{self._where(split)}: column {self.answer!r} is missing; columns seen: "
+                f"{', '.join(table.column_names)} (a split whose labels are withheld has no "
+                f"answers, so its rows cannot be samples)"
+            )
         context = table.column(self.context)
-        if not _is_text(context.type):
+        if not is_text(context.type):
             raise LayoutError(
                 f"{self._where(split)}: context column {self.context!r} should hold strings, "
                 f"got {context.type}"
             )
-        choices = self._choices(table)
-        answer, answer_problems = self._answer(table, choices)
+        choices, choice_problems = self._choices(table)
+        answer, answer_problems = self._answer(table, choices, split)
         n = table.num_rows
         extra = self._extra(table, out_schema.field("extra").type)
-        problems = answer_problems + self._core_problems(context, choices, answer, extra)
+        problems += choice_problems + answer_problems
+        problems += self._core_problems(context, choices, answer, extra)
         samples = pa.Table.from_arrays(
             [
                 _constant(TASK_TYPE, n),
@@ -197,98 +343,60 @@ class MultipleChoiceMapping:
             ],
             schema=out_schema,
         )
-        if not problems:
-            return Conversion(samples, [])
-        problems.sort(key=lambda p: p.row)
-        if on_error == "raise":
-            first = problems[0]
-            raise ConversionError(self._where(split), replace(first, row=first.row + first_row))
-        first_by_row: dict[int, Problem] = {}
-        for problem in problems:
-            first_by_row.setdefault(problem.row, problem)
-        rows = sorted(first_by_row)
-        rejects = [
-            Reject(
-                row + first_row,
-                p.path,
-                p.expected,
-                p.got,
-                p.note,
-                original=source.slice(row, 1).to_pylist()[0],
-            )
-            for row, p in ((row, first_by_row[row]) for row in rows)
-        ]
-        keep = np.ones(n, dtype=bool)
-        keep[rows] = False
-        return Conversion(samples.filter(pa.array(keep)), rejects)
+        return samples, problems
 
-    def table(
-        self, data: pa.Table | pa.RecordBatch, *, split: str = "", first_row: int = 0
-    ) -> pa.Table:
-        """The sample table of ``data``; a bad row raises :class:`ConversionError`."""
-        return self.convert(data, split=split, first_row=first_row).table
-
-    def _flatten(self, table: pa.Table) -> pa.Table:
+    def _prepare(self, table: pa.Table) -> tuple[pa.Table, list[Problem]]:
+        """Unnest, then cast the :attr:`types` columns; a cell that does not fit is a problem."""
         if self.unnest and self.unnest in table.column_names:
             inner = table.column(self.unnest).combine_chunks()
             others = [n for n in table.column_names if n != self.unnest]
             arrays = [table.column(n) for n in others] + inner.flatten()
             table = pa.Table.from_arrays(arrays, names=others + [f.name for f in inner.type])
+        problems: list[Problem] = []
         for name, dtype in self.types.items():
             if name in table.column_names and table.schema.field(name).type != dtype:
                 index = table.schema.get_field_index(name)
-                table = table.set_column(index, name, table.column(name).cast(dtype))
-        return table
+                cast, bad = safe_cast(table.column(name).combine_chunks(), dtype, (name,))
+                table = table.set_column(index, name, cast)
+                problems += bad
+        return table, problems
 
-    def _choices(self, table: pa.Table) -> pa.Array:
+    def _choices(self, table: pa.Table) -> tuple[pa.Array, list[Problem]]:
         columns = self.choice_columns
         if len(columns) == 1:
             column = table.column(columns[0]).combine_chunks()
             if is_list(column.type):
-                return column.cast(pa.list_(pa.string()))
+                return choices_from_list(column, columns[0])
             raise LayoutError(
                 f"{self.name}: column {columns[0]!r} should hold a list of choices, "
                 f"got {column.type}; name several columns as choices=(...) instead"
             )
-        n, k = table.num_rows, len(columns)
-        for name in columns:
-            dtype = table.schema.field(name).type
-            if not (_is_text(dtype) or pa.types.is_integer(dtype)):
-                raise LayoutError(
-                    f"{self.name}: choice column {name!r} should hold strings (or integers, "
-                    f"written as text), got {dtype}"
-                )
-        values = pa.concat_arrays(
-            [table.column(c).combine_chunks().cast(pa.string()) for c in columns]
-        )
-        # row-major order: row i's choices are values[i], values[n + i], ..., values[(k-1)n + i]
-        order = (np.arange(n)[:, None] + np.arange(k)[None, :] * n).ravel()
-        offsets = pa.array(np.arange(0, n * k + 1, k, dtype=np.int32))
-        return pa.ListArray.from_arrays(offsets, values.take(pa.array(order)))
+        arrays = [table.column(name).combine_chunks() for name in columns]
+        return choices_from_columns(arrays, columns)
 
-    def _answer(self, table: pa.Table, choices: pa.Array) -> tuple[pa.Array, list[Problem]]:
+    def _answer(
+        self, table: pa.Table, choices: pa.Array, split: str
+    ) -> tuple[pa.Array, list[Problem]]:
         """The answer as an int64 index (null where unusable) and the problems found."""
-        n = table.num_rows
-        counts = pc.list_value_length(choices)
-        if self.answer not in table.column_names:
-            missing = [
-                Problem(r, (self.answer,), "a label", "no such column", _WITHHELD) for r in range(n)
-            ]
-            return pa.nulls(n, pa.int64()), missing
         raw = table.column(self.answer).combine_chunks()
-        index = answer_index(
-            raw, choices, self.answer_format, f"{self.name}: answer column {self.answer!r}"
-        )
+        counts = pc.list_value_length(choices)
+        where = f"{self._where(split)}: answer column {self.answer!r}"
+        index = answer_index(raw, choices, self.answer_format, where)
         out_of_range = pc.or_kleene(pc.less(index, 0), pc.greater_equal(index, counts))
         bad = pc.and_(
             pc.fill_null(pc.greater_equal(counts, 2), False), pc.fill_null(out_of_range, True)
         )
+        rows = np.asarray(pc.indices_nonzero(bad), dtype=np.int64)
         problems = []
-        for row in pc.indices_nonzero(bad).to_pylist():
-            got = raw[row].as_py()
-            expected = expected_answer(raw.type, counts[row].as_py(), self.answer_format)
-            note = _WITHHELD if got is None or got == "" else ""
-            problems.append(Problem(row, (self.answer,), expected, shorten(repr(got)), note))
+        if len(rows):
+            values = raw.take(pa.array(rows)).to_pylist()
+            sizes = counts.take(pa.array(rows)).to_pylist()
+            for row, value, size, got in zip(
+                rows.tolist(), values, sizes, gots(raw, rows), strict=True
+            ):
+                expected = expected_answer(raw.type, size, self.answer_format)
+                note = _WITHHELD if value is None or value == "" or value == -1 else ""
+                problems.append(Problem(row, (self.answer,), expected, got, note))
         return pc.if_else(bad, pa.scalar(None, pa.int64()), index), problems
 
     def _core_problems(
@@ -335,31 +443,38 @@ class MultipleChoiceMapping:
         *,
         split: str = "",
         on_error: OnError = "raise",
-        rejects: list[Reject] | None = None,
     ) -> dict[str, list[Any]] | pa.Table:
-        """The batch form, for ``Dataset.map(mapping.batch, batched=True, ...)``.
+        """The batch form, for ``Dataset.map(mapping.batch, batched=True, with_indices=True)``.
 
-        Pass ``features=mapping.features(ds.features)`` and ``remove_columns=ds.column_names``
-        to ``map`` so the mapped dataset has the sample schema; with ``with_indices=True``
-        errors name the dataset's own row numbers. With ``on_error="skip"``, pass a list as
-        ``rejects`` (``fn_kwargs={"rejects": ...}``) to collect the rows left out: nothing is
-        dropped unreported.
+        Pass ``features=mapping.features(ds.features, on_error=...)`` and
+        ``remove_columns=ds.column_names`` to ``map`` so the mapped dataset has the sample
+        schema; ``with_indices=True`` is required inside ``map``, so that errors and rejects
+        name the dataset's own rows under ``num_proc`` and after ``shuffle``/``filter``.
+
+        ``on_error="raise"`` (default) stops at the first bad row with a
+        :class:`ConversionError`. ``on_error="skip"`` returns every row, the rejected ones
+        with :data:`REJECT_COLUMN` set (see :meth:`tagged`); pass the mapped dataset to
+        :func:`split_rejects` for the samples and the rejects. The rejects travel inside the
+        dataset, so multiprocessing and ``datasets``' cache never lose them.
 
         Inside ``Dataset.map`` the batch arrives as a lazy view of an Arrow table; the form
-        converts that table and returns the sample table (which ``map`` accepts), so no value
+        converts that table and returns an Arrow table (which ``map`` accepts), so no value
         makes the trip through Python. Called on a plain dict of lists, it returns one.
         """
-        if on_error == "skip" and rejects is None:
-            raise ValueError("on_error='skip' needs a rejects list to report the rows left out")
         arrow = getattr(batch, "pa_table", None)  # datasets' LazyBatch keeps its Arrow table
+        if isinstance(arrow, pa.Table) and indices is None:
+            raise ValueError(
+                "pass with_indices=True to Dataset.map, so that errors and rejects name the "
+                "dataset's own rows"
+            )
         table = arrow if isinstance(arrow, pa.Table) else pa.Table.from_pydict(dict(batch))
-        offset = indices[0] if indices else 0
-        if indices and list(indices) != list(range(offset, offset + len(indices))):
-            raise ValueError("the batch form expects consecutive indices from Dataset.map")
-        result = self.convert(table, split=split, on_error=on_error, first_row=offset)
-        if rejects is not None:
-            rejects.extend(result.rejects)
-        return result.table if isinstance(arrow, pa.Table) else dict(result.table.to_pydict())
+        if on_error == "skip":
+            result = self.tagged(table, split=split, rows=indices)
+        elif on_error == "raise":
+            result = self.table(table, split=split, rows=indices)
+        else:
+            raise ValueError(f"on_error must be 'raise' or 'skip', got {on_error!r}")
+        return result if isinstance(arrow, pa.Table) else dict(result.to_pydict())
 
     def row(
         self, record: Mapping[str, Any], *, split: str = "", row: int = 0
@@ -370,10 +485,12 @@ class MultipleChoiceMapping:
         return SampleSequence(converted, validate=False)[0]
 
 
-def _is_text(dtype: pa.DataType) -> bool:
-    return bool(
-        pa.types.is_string(dtype) or pa.types.is_large_string(dtype) or pa.types.is_null(dtype)
-    )
+def _first_per_row(problems: list[Problem]) -> list[Problem]:
+    """The first problem of each bad row, rows in order (the sort keeps the finding order)."""
+    first: dict[int, Problem] = {}
+    for problem in problems:
+        first.setdefault(problem.row, problem)
+    return [first[row] for row in sorted(first)]
 
 
 def _constant(value: str, n: int) -> pa.Array:

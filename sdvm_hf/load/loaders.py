@@ -14,10 +14,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from sdvm_hf.arrow._codec import decode
+from sdvm_hf.arrow.rejects import Rejects
 from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.convert.mapping import Conversion, MultipleChoiceMapping, OnError
 from sdvm_hf.convert.preset import Preset
-from sdvm_hf.errors import Reject
 from sdvm_hf.load._csv import CsvLayout
 from sdvm_hf.load.sources import DataFiles, Source, bundled_file, load_table, stream_batches
 from sdvm_hf.samples import MultipleChoiceSample
@@ -62,15 +62,15 @@ class StreamingSamples:
         self._split = split
         self._on_error: OnError = on_error
         self._keep = keep
-        self.rejects: list[Reject] = []
+        self.rejects = Rejects()
 
     def __iter__(self) -> Iterator[MultipleChoiceSample]:
-        self.rejects = []
+        self.rejects = Rejects()
         batches = self._batches()
         if self._keep is not None:
             batches = map(self._keep, batches)
         for result in _conversions(batches, self._mapping, self._split, self._on_error):
-            self.rejects.extend(result.rejects)
+            self.rejects = Rejects.join([self.rejects, result.rejects])
             yield from decode(result.table)
 
 
@@ -96,7 +96,7 @@ def convert_table(
     resolved = _resolve(mapping, table.column_names)
     batches = table.to_batches(max_chunksize=BATCH_ROWS)
     results = list(_conversions(batches, resolved, split, on_error))
-    rejects = [reject for result in results for reject in result.rejects]
+    rejects = Rejects.join(result.rejects for result in results)
     if results:
         converted = pa.concat_tables([result.table for result in results])
     else:

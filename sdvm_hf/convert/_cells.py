@@ -1,0 +1,146 @@
+"""Source cells to sample values, vectorised: every function returns values and problems.
+
+A cell that cannot become its sample value (a cast that would fail or change it, a choice
+that is not text) is never an exception here: its value is null and the cell is reported as
+a :class:`~sdvm_hf.errors.Problem` whose ``row`` is the cell's position in the batch. The
+mapping turns positions into the source's row numbers and the problems into rejects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from sdvm_hf._wire import shorten
+from sdvm_hf.arrow.schema import STRING_TYPES
+from sdvm_hf.errors import PathPart, Problem
+
+_CAST_ERRORS = (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError)
+
+
+def gots(array: pa.Array, positions: Sequence[int] | np.ndarray) -> list[str]:
+    """The values at ``positions`` as they arrived, for messages (one Arrow take, no loop)."""
+    if len(positions) == 0:
+        return []
+    values = array.take(pa.array(np.asarray(positions, dtype=np.int64))).to_pylist()
+    return [shorten(repr(value)) for value in values]
+
+
+def problems_at(
+    array: pa.Array, positions: np.ndarray, path: tuple[PathPart, ...], expected: str
+) -> list[Problem]:
+    """One problem per position, each with the value that arrived there."""
+    return [
+        Problem(int(row), path, expected, got)
+        for row, got in zip(positions.tolist(), gots(array, positions), strict=True)
+    ]
+
+
+def _positions(mask: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    return np.asarray(pc.indices_nonzero(pc.fill_null(mask, False)), dtype=np.int64)
+
+
+def is_text(dtype: pa.DataType) -> bool:
+    """Whether ``dtype`` holds text (or only nulls)."""
+    return dtype in STRING_TYPES or pa.types.is_null(dtype)
+
+
+# -- casts ---------------------------------------------------------------------------------
+
+
+def _suspects(array: pa.Array, dtype: pa.DataType) -> pa.Array | None:
+    """Cells a cast to ``dtype`` would refuse, found with kernels where the rule is known."""
+    if not pa.types.is_integer(dtype):
+        return None
+    info = np.iinfo(dtype.to_pandas_dtype())
+    if is_text(array.type):
+        digits = pc.match_substring_regex(array, r"^[+-]?[0-9]{1,18}$")
+        number = pc.if_else(digits, array, None).cast(pa.int64())
+    elif pa.types.is_floating(array.type):
+        integral = pc.and_(pc.is_finite(array), pc.equal(pc.floor(array), array))
+        inside = pc.and_(pc.greater_equal(array, -(2.0**63)), pc.less(array, 2.0**63))
+        number = pc.if_else(pc.and_(integral, inside), array, None).cast(pa.int64())
+    elif pa.types.is_integer(array.type):
+        number = pc.if_else(pc.less_equal(array, 2**63 - 1), array, None).cast(pa.int64())
+    else:
+        return None
+    fits = pc.and_(pc.greater_equal(number, int(info.min)), pc.less_equal(number, int(info.max)))
+    return pc.and_(pc.is_valid(array), pc.invert(pc.fill_null(fits, False)))
+
+
+def _bisect(array: pa.Array, dtype: pa.DataType, offset: int, bad: list[int]) -> None:
+    """Find the cells a cast refuses by halving the part that fails (rare: unknown rules)."""
+    try:
+        array.cast(dtype)
+    except _CAST_ERRORS:
+        if len(array) == 1:
+            bad.append(offset)
+            return
+        half = len(array) // 2
+        _bisect(array.slice(0, half), dtype, offset, bad)
+        _bisect(array.slice(half), dtype, offset + half, bad)
+
+
+def safe_cast(
+    array: pa.Array, dtype: pa.DataType, path: tuple[PathPart, ...]
+) -> tuple[pa.Array, list[Problem]]:
+    """``array`` cast to ``dtype``; a cell the cast refuses is null and a problem."""
+    if array.type == dtype:
+        return array, []
+    try:
+        return array.cast(dtype), []
+    except _CAST_ERRORS:
+        pass
+    suspects = _suspects(array, dtype)
+    bad = _positions(suspects) if suspects is not None else np.zeros(0, np.int64)
+    mask = np.zeros(len(array), dtype=bool)
+    mask[bad] = True
+    rest = pc.if_else(pa.array(mask), pa.nulls(len(array), array.type), array)
+    more: list[int] = []
+    _bisect(rest, dtype, 0, more)
+    if more:
+        mask[more] = True
+        rest = pc.if_else(pa.array(mask), pa.nulls(len(array), array.type), array)
+    bad = np.flatnonzero(mask)
+    return rest.cast(dtype), problems_at(array, bad, path, f"a value that fits {dtype}")
+
+
+# -- choices -------------------------------------------------------------------------------
+
+_CHOICES = pa.list_(pa.string())
+
+
+def choices_from_list(array: pa.Array, name: str) -> tuple[pa.Array, list[Problem]]:
+    """A list column as ``list<string>``; a row holding anything but text is a problem."""
+    if is_text(array.type.value_type):
+        return array.cast(_CHOICES), []
+    lengths = pc.fill_null(pc.list_value_length(array), 0)
+    bad = _positions(pc.greater(lengths, 0))
+    offsets = array.offsets
+    if offsets[0].as_py() != 0:
+        offsets = pc.subtract(offsets, offsets[0])
+    values = pa.nulls(int(offsets[-1].as_py()), pa.string())
+    out = pa.ListArray.from_arrays(offsets, values, mask=array.is_null())
+    return out, problems_at(array, bad, (name,), "a list of strings")
+
+
+def choices_from_columns(
+    columns: Sequence[pa.Array], names: Sequence[str]
+) -> tuple[pa.Array, list[Problem]]:
+    """One choice per column, row by row; a cell holding anything but text is a problem."""
+    n, k = len(columns[0]), len(columns)
+    texts, problems = [], []
+    for array, name in zip(columns, names, strict=True):
+        if is_text(array.type):
+            texts.append(array.cast(pa.string()))
+            continue
+        problems += problems_at(array, _positions(array.is_valid()), (name,), "a string")
+        texts.append(pa.nulls(n, pa.string()))
+    values = pa.concat_arrays(texts)
+    # row-major order: row i's choices are values[i], values[n + i], ..., values[(k-1)n + i]
+    order = (np.arange(n)[:, None] + np.arange(k)[None, :] * n).ravel()
+    offsets = pa.array(np.arange(0, n * k + 1, k, dtype=np.int32))
+    return pa.ListArray.from_arrays(offsets, values.take(pa.array(order))), problems
