@@ -65,10 +65,11 @@ def json_line(value: Any) -> str:
 class Rejects(Sequence[Reject]):
     """Rejected rows in order: their problems, with the original rows kept in Arrow."""
 
-    def __init__(self, problems: Sequence[Problem] = (), originals: pa.Table | None = None) -> None:
-        """``originals`` holds the rejected rows, row ``i`` for ``problems[i]``."""
-        if originals is not None and originals.num_rows != len(problems):
-            raise ValueError(f"{len(problems)} problems but {originals.num_rows} original rows")
+    def __init__(self, problems: Sequence[Problem] = (), originals: _Originals = None) -> None:
+        """``originals`` holds the rejected rows (Arrow, or dicts), ``i`` for ``problems[i]``."""
+        count = None if originals is None else len(originals)
+        if count is not None and count != len(problems):
+            raise ValueError(f"{len(problems)} problems but {count} original rows")
         self._parts: list[tuple[list[Problem], _Originals]] = []
         if problems:
             self._parts.append((list(problems), originals))
@@ -178,11 +179,7 @@ class Rejects(Sequence[Reject]):
                 strict=True,
             )
         ]
-        originals = [json.loads(text) for text in columns["original"]]
-        rejects = cls()
-        if problems:
-            rejects._parts.append((problems, originals))
-        return rejects
+        return cls(problems, [json.loads(text) for text in columns["original"]])
 
 
 def _path(text: str) -> tuple[PathPart, ...]:

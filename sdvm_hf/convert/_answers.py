@@ -28,6 +28,8 @@ def answer_index(
     ``"text"`` finds the answer among the row's choices. A column whose type can hold no
     answer at all is a :class:`LayoutError`.
     """
+    if pa.types.is_null(raw.type):  # no value at all (one row of None, read from a dict)
+        return pa.nulls(len(raw), pa.int64())
     if answer_format == "letter":
         return _letters_to_index(raw)
     if answer_format == "text":

@@ -89,7 +89,7 @@ def split_rejects(data: pa.Table | datasets.Dataset) -> Conversion:
     problems = [
         Problem(r["row"], tuple(r["path"]), r["expected"], r["got"], r["note"]) for r in records
     ]
-    rejects = Rejects(problems, pa.Table.from_pylist([r["original"] for r in records]))
+    rejects = Rejects(problems, [r["original"] for r in records])
     return Conversion(SampleSequence(samples, source="the batch form's output").table, rejects)
 
 
