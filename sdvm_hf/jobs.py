@@ -1,8 +1,8 @@
 """The jobs the ``sdvm-hf`` command runs, as plain functions Python users can call too.
 
 Each subcommand is a few lines over one of these: :func:`convert_to_files` (write the samples
-and the rejects beside them, summarise), :func:`inspect_file` and :func:`validate_file`. The
-service stages are :func:`sdvm_hf.service.run_stage`.
+and the rejects beside them, summarise), :func:`inspect_file`, :func:`validate_file` and
+:func:`report_file`. The service stages are :func:`sdvm_hf.service.run_stage`.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from sdvm_hf.arrow._validate import canonical, check_schema, find_problems
 from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.errors import Problem, Reject
 from sdvm_hf.files import Format, format_of, jsonl_records, read_samples, write_samples
+from sdvm_hf.report import ReportFormat, write_report
 from sdvm_hf.samples import MultipleChoiceSample
 from sdvm_hf.summary import Summary, summarize
 
@@ -43,6 +44,21 @@ def write_rejects(rejects: Sequence[Reject], path: str | os.PathLike[str]) -> No
                 "original": reject.original,
             }
             out.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+
+
+def read_rejects(path: str | os.PathLike[str]) -> list[Reject]:
+    """Read a rejects file that :func:`write_rejects` wrote."""
+    return [
+        Reject(
+            row=record["row"],
+            path=(record["column"],),
+            expected=record["expected"],
+            got=record["got"],
+            note=record.get("note") or "",
+            original=record.get("original") or {},
+        )
+        for _, record in jsonl_records(path)
+    ]
 
 
 @dataclass(frozen=True)
@@ -73,6 +89,26 @@ def convert_to_files(
 def inspect_file(path: str | os.PathLike[str]) -> Summary:
     """What a sample file holds: classes, styles, choices, answer positions, extra, verdicts."""
     return summarize(read_samples(path).table)
+
+
+def report_file(
+    path: str | os.PathLike[str],
+    output: str | os.PathLike[str] | None = None,
+    *,
+    format: ReportFormat | None = None,
+    group_by: str | None = None,
+) -> Summary:
+    """Summarise a sample file with its groups and the rejects file beside it, if any.
+
+    With ``output``, also write the report there: HTML (``.html``) or JSON (``.json``), or
+    ``format``. ``group_by`` names the extra key to break the samples down by.
+    """
+    beside = rejects_path(path)
+    rejects = read_rejects(beside) if beside.is_file() else None
+    summary = summarize(read_samples(path).table, rejects, group_by=group_by)
+    if output is not None:
+        write_report(summary, output, format, title=Path(path).name)
+    return summary
 
 
 @dataclass(frozen=True)
