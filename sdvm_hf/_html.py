@@ -50,7 +50,7 @@ td small { color: var(--muted); }
 .badge.bad { background: var(--bad-bg); color: var(--bad); }
 .badge.good { background: var(--good-bg); color: var(--good); }
 .groups { overflow-x: auto; }
-.groups table { width: 100%; }
+.groups.wide table { width: 100%; }
 .groups thead th { white-space: normal; overflow-wrap: break-word; vertical-align: bottom; }
 .groups th a { color: inherit; text-decoration: none; }
 .groups th a::after { content: " \\2195"; color: var(--muted); font-weight: 400; }

@@ -105,7 +105,7 @@ def _overview(summary: Summary, title: str) -> Html:
     if total.audited and total.failing:
         worst = max(total.failing, key=lambda check: total.failing[check])
         cards.append(_card(percent(total.share(total.failing[worst])), f"fail {worst}"))
-    if summary.verdicts.get("fix") is not None or total.fixed or total.flagged:
+    if _has_fixes(summary):
         cards += [_card(number(total.fixed), "fixed"), _card(number(total.flagged), "flagged")]
     biased = [str(n) for n, test in summary.bias.items() if test.biased]
     untestable = sum(not test.testable for test in summary.bias.values())
@@ -238,12 +238,16 @@ def _audit(summary: Summary) -> Html:
             )
         )
     total = summary.total
-    fixes = el(
-        "p",
-        f"{number(total.fixed)} samples fixed ({percent(total.share(total.fixed))}), "
-        f"{number(total.flagged)} flagged ({percent(total.share(total.flagged))}) "
-        f"of {number(total.samples)}.",
-        id="fixes",
+    fixes = (
+        el(
+            "p",
+            f"{number(total.fixed)} samples fixed ({percent(total.share(total.fixed))}), "
+            f"{number(total.flagged)} flagged ({percent(total.share(total.flagged))}) "
+            f"of {number(total.samples)}.",
+            id="fixes",
+        )
+        if _has_fixes(summary)
+        else ""
     )
     note = el(
         "p",
@@ -269,7 +273,7 @@ def _groups(summary: Summary) -> Html:
             ),
         )
     audited = summary.total.audited > 0
-    fixes = "fix" in summary.verdicts or summary.total.fixed > 0 or summary.total.flagged > 0
+    fixes = _has_fixes(summary)
     columns: list[tuple[str, Callable[[Group], float]]] = [("samples", lambda g: g.samples)]
     if audited:
         columns += [(f"fail {check}", _failing(check)) for check in summary.total.failing]
@@ -279,12 +283,17 @@ def _groups(summary: Summary) -> Html:
             ("flagged", lambda g: g.share(g.flagged)),
         ]
 
+    plain = not audited and not fixes  # samples only: add their share and a bar
+    largest = max(group.samples for group in summary.groups.values())
+
     def cells(name: str, group: Group) -> list[object]:
         row: list[object] = [name, number(group.samples)]
         if audited:
             row += [_count_share(group, count) for count in group.failing.values()]
         if fixes:
             row += [_count_share(group, group.fixed), _count_share(group, group.flagged)]
+        if plain:
+            row += [percent(group.samples / summary.samples), bar(group.samples, largest)]
         return row
 
     def one_table(sort: int) -> Html:
@@ -293,7 +302,7 @@ def _groups(summary: Summary) -> Html:
             key = columns[sort - 1][1]
             names.sort(key=lambda name: -key(summary.groups[name]))
         heads = [str(summary.group_by), *(header for header, _ in columns)]
-        links = [
+        ths = [
             el(
                 "th",
                 el("a", head, href="#groups" if i == 0 else f"#groups-by-{i}"),
@@ -302,11 +311,14 @@ def _groups(summary: Summary) -> Html:
             )
             for i, head in enumerate(heads)
         ]
+        if plain:
+            ths += [el("th", "share", class_="n"), el("th", "")]
+        numeric = len(heads) + plain  # the cells after the name, up to any bar
         rows = join(
             el(
                 "tr",
                 join(
-                    el("td", c, class_="n" if i else None)
+                    el("td", c, class_="n" if 0 < i < numeric else None)
                     for i, c in enumerate(cells(name, summary.groups[name]))
                 ),
             )
@@ -314,7 +326,7 @@ def _groups(summary: Summary) -> Html:
         )
         return el(
             "table",
-            el("thead", el("tr", join(links))),
+            el("thead", el("tr", join(ths))),
             el("tbody", rows),
             id="groups" if sort == 0 else f"groups-by-{sort}",
             class_="sort-default" if sort == 0 else "sort-alt",
@@ -326,8 +338,16 @@ def _groups(summary: Summary) -> Html:
     if audited:
         note += " Shares are of each group's samples, counts in brackets."
     return _section(
-        "groups", "Groups", el("p", note, class_="muted"), el("div", tables, class_="groups")
+        "groups",
+        "Groups",
+        el("p", note, class_="muted"),
+        el("div", tables, class_="groups" if plain else "groups wide"),
     )
+
+
+def _has_fixes(summary: Summary) -> bool:
+    """Whether any sample carries a ``fix`` block (with a boolean, or fixed or flagged)."""
+    return "fix" in summary.verdicts or summary.total.fixed > 0 or summary.total.flagged > 0
 
 
 def _failing(check: str) -> Callable[[Group], float]:

@@ -210,16 +210,19 @@ def assert_groups_shown(page: Page, summary: Summary) -> None:
     assert [row[0] for row in rows] == sorted(summary.groups)
     assert page.tables["groups"][0][0].startswith(str(summary.group_by))
     checks = list(summary.total.failing)
+    fix_columns = 2 if "fix" in summary.verdicts else 0
     for row in rows:
         group = summary.groups[row[0]]
         assert count(row[1]) == group.samples
         if summary.total.audited:
             shown = [share_and_count(cell) for cell in row[2:]]
             want = [*group.failing.values(), group.fixed, group.flagged]
-            assert [c for _, c in shown] == want and len(want) == len(checks) + 2
+            want = want[: len(want) - 2 + fix_columns]
+            assert [c for _, c in shown] == want and len(want) == len(checks) + fix_columns
             assert [s for s, _ in shown] == pytest.approx([group.share(c) for c in want], abs=5e-4)
-    headers = page.tables["groups"][0]
-    for sort in range(1, len(headers)):  # each sort order: the same rows, sorted by its column
+    sorts = sorted(int(id.rsplit("-", 1)[1]) for id in page.tables if id.startswith("groups-by-"))
+    assert sorts == list(range(1, 2 + (len(checks) + fix_columns if summary.total.audited else 0)))
+    for sort in sorts:  # each sort order: the same rows, sorted by its column
         sorted_rows = page.body(f"groups-by-{sort}")
         assert sorted(sorted_rows) == sorted(rows)
         keys = [count(r[sort]) if sort == 1 else share_and_count(r[sort])[0] for r in sorted_rows]
@@ -247,6 +250,8 @@ def test_the_page_of_a_converted_file_shows_the_summary(
     assert_page_shows(page, summary)
     assert_groups_shown(page, summary)
     assert sum(group.samples for group in summary.groups.values()) == summary.samples
+    for row in page.body("groups"):
+        assert row[2] == f"{count(row[1]) / summary.samples:.1%}"
     values = read_samples(path).table.column("extra").combine_chunks().field(group_by)
     assert {name: g.samples for name, g in summary.groups.items()} == {
         v: values.to_pylist().count(v) for v in set(values.to_pylist())
@@ -278,7 +283,7 @@ def test_rejects_beside_the_file_are_read_and_shown(tmp_path: Path) -> None:
 HOSTILE = "<script>alert('x')</script> & \"quoted\" <img src=https://evil.example/x.png>"
 
 
-def audited_samples() -> list[MultipleChoiceSample]:
+def audited_samples(with_fix: bool = True) -> list[MultipleChoiceSample]:
     """The bundled MMLU slice with audit / fix / reaudit blocks as the service writes them."""
     out = []
     for i, sample in enumerate(load_mmlu(bundled=True)):
@@ -289,8 +294,9 @@ def audited_samples() -> list[MultipleChoiceSample]:
             "score": 0.5,  # not a boolean check: counted nowhere
         }
         changes = ["fixed grammar"] if i % 7 == 0 else []
-        fix = {"changes": changes, "flagged": i % 13 == 0, "attempts": 1}
-        reaudit = {"grammar": True} if changes else None
+        fix: dict[str, object] | None = {"changes": changes, "flagged": i % 13 == 0, "attempts": 1}
+        reaudit = {"grammar": True} if changes and with_fix else None
+        fix = fix if with_fix else None
         extra = {"subject": HOSTILE} if i < 3 else sample.extra
         out.append(
             sample.model_copy(
@@ -300,10 +306,11 @@ def audited_samples() -> list[MultipleChoiceSample]:
     return out
 
 
+@pytest.mark.parametrize("with_fix", [True, False], ids=["refined", "audited"])
 def test_the_page_of_an_audited_file_shows_failures_fixes_and_flags_per_group(
-    tmp_path: Path,
+    tmp_path: Path, with_fix: bool
 ) -> None:
-    samples = audited_samples()
+    samples = audited_samples(with_fix)
     path = tmp_path / "mmlu.audit.parquet"
     write_parquet(samples, path)
     summary = report_file(path, tmp_path / "report.html")
@@ -328,7 +335,7 @@ def test_the_page_of_an_audited_file_shows_failures_fixes_and_flags_per_group(
         assert group.fixed == sum(bool(s.fix and s.fix["changes"]) for s in members)
         assert group.flagged == sum(bool(s.fix and s.fix["flagged"]) for s in members)
     assert summary.total.failing["grammar"] == sum(i % 7 == 0 for i in range(len(samples)))
-    assert summary.total.flagged == sum(i % 13 == 0 for i in range(len(samples)))
+    assert summary.total.flagged == sum(with_fix and i % 13 == 0 for i in range(len(samples)))
 
     # the overall verdict tables and the fix line
     for block, checks in summary.verdicts.items():
@@ -336,8 +343,12 @@ def test_the_page_of_an_audited_file_shows_failures_fixes_and_flags_per_group(
         assert shown == {c: (v.get("true", 0), v.get("false", 0)) for c, v in checks.items()}
     assert "score" not in {row[0] for row in page.body("verdicts-audit")}
     total = summary.total
-    assert f"{total.fixed} samples fixed ({total.share(total.fixed):.1%})" in page.text_of["fixes"]
-    assert f"{total.flagged} flagged" in page.text_of["fixes"]
+    if with_fix:
+        fixes = page.text_of["fixes"]
+        assert f"{total.fixed} samples fixed ({total.share(total.fixed):.1%})" in fixes
+        assert f"{total.flagged} flagged" in fixes
+    else:
+        assert "fixes" not in page.text_of and "fixed" not in page.tables["groups"][0]
 
     # untrusted text arrives as text, never as markup
     assert "<script" not in html and "<img" not in html
@@ -475,3 +486,10 @@ def test_the_page_of_a_file_refined_by_the_stand_in_service(tmp_path: Path) -> N
         "complete",
         "answer_in_range",
     }
+
+
+def test_the_command_has_help_with_an_example(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["report", "--help"])
+    assert exit_info.value.code == 0
+    assert "sdvm-hf report" in capsys.readouterr().out.split("example")[-1]
