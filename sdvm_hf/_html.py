@@ -73,6 +73,7 @@ footer { margin-top: 36px; color: var(--muted); font-size: 12px; }
   .sort-default { display: table !important; }
   .groups th a::after { content: ""; }
   .groups { overflow: visible; }
+  .groups td:first-child { min-width: 18em; }
   .bar { width: 110px; }
 }
 """
