@@ -4,7 +4,8 @@ Layers, bottom up (imports flow one way, down): :mod:`sdvm_hf.samples` (the type
 dict) -> :mod:`sdvm_hf.arrow` (the sample table: schema, checks, the lazy sequence) ->
 :mod:`sdvm_hf.convert` (the generic mapping and the preset type) -> :mod:`sdvm_hf.load`
 (sources and loaders) -> :mod:`sdvm_hf.presets` (one module per dataset, and the registry) ->
-:mod:`sdvm_hf.files`, :mod:`sdvm_hf.jobs`, :mod:`sdvm_hf.service` -> :mod:`sdvm_hf.cli`.
+:mod:`sdvm_hf.files`, :mod:`sdvm_hf.summary`, :mod:`sdvm_hf.report`, :mod:`sdvm_hf.jobs`,
+:mod:`sdvm_hf.service` -> :mod:`sdvm_hf.cli`.
 
 Glossary (each word has this one meaning in code, docs and messages):
 
@@ -39,11 +40,12 @@ from sdvm_hf.files import (
     write_parquet,
     write_samples,
 )
-from sdvm_hf.jobs import convert_to_files, inspect_file, validate_file
+from sdvm_hf.jobs import convert_to_files, inspect_file, report_file, validate_file
 from sdvm_hf.load.loaders import StreamingSamples, load_multiple_choice, load_preset
 from sdvm_hf.presets.hellaswag import HELLASWAG, load_hellaswag
 from sdvm_hf.presets.mmlu import MMLU_LAYOUTS, detect_mmlu_layout, load_mmlu
 from sdvm_hf.presets.registry import PRESETS
+from sdvm_hf.report import report_html
 from sdvm_hf.samples import (
     MultipleChoiceCompletionSample,
     MultipleChoiceQuestionAnswerSample,
@@ -86,6 +88,8 @@ __all__ = [
     "read_jsonl",
     "read_parquet",
     "read_samples",
+    "report_file",
+    "report_html",
     "run_stage",
     "sample_features",
     "sample_schema",

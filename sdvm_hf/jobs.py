@@ -1,8 +1,8 @@
 """The jobs the ``sdvm-hf`` command runs, as plain functions Python users can call too.
 
 Each subcommand is a few lines over one of these: :func:`convert_to_files` (write the samples
-and the rejects beside them, summarise), :func:`inspect_file` and :func:`validate_file`. The
-service stages are :func:`sdvm_hf.service.run_stage`.
+and the rejects beside them, summarise), :func:`inspect_file`, :func:`validate_file` and
+:func:`report_file`. The service stages are :func:`sdvm_hf.service.run_stage`.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from sdvm_hf.arrow.rejects import Rejects, json_line
 from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.errors import Problem
 from sdvm_hf.files import Format, format_of, jsonl_records, read_samples, write_samples
+from sdvm_hf.report import ReportFormat, write_report
 from sdvm_hf.samples import MultipleChoiceSample
 from sdvm_hf.summary import Summary, summarize
 
@@ -44,6 +45,15 @@ def write_rejects(rejects: Rejects, path: str | os.PathLike[str]) -> None:
     with atomic_path(path) as tmp, tmp.open("w", encoding="utf-8") as out:
         for record in rejects.records():
             out.write(json_line(record) + "\n")
+
+
+def read_rejects(path: str | os.PathLike[str]) -> Rejects:
+    """Read a rejects file that :func:`write_rejects` wrote."""
+    records = [record for _, record in jsonl_records(path)]
+    problems = [
+        Problem(r["row"], tuple(r["path"]), r["expected"], r["got"], r["note"]) for r in records
+    ]
+    return Rejects(problems, [r["original"] for r in records])
 
 
 @dataclass(frozen=True)
@@ -80,6 +90,26 @@ def convert_to_files(
 def inspect_file(path: str | os.PathLike[str]) -> Summary:
     """What a sample file holds: classes, styles, choices, answer positions, extra, verdicts."""
     return summarize(read_samples(path).table)
+
+
+def report_file(
+    path: str | os.PathLike[str],
+    output: str | os.PathLike[str] | None = None,
+    *,
+    format: ReportFormat | None = None,
+    group_by: str | None = None,
+) -> Summary:
+    """Summarise a sample file with its groups and the rejects file beside it, if any.
+
+    With ``output``, also write the report there: HTML (``.html``) or JSON (``.json``), or
+    ``format``. ``group_by`` names the extra key to break the samples down by.
+    """
+    beside = rejects_path(path)
+    rejects = read_rejects(beside) if beside.is_file() else None
+    summary = summarize(read_samples(path).table, rejects, group_by=group_by)
+    if output is not None:
+        write_report(summary, output, format, title=Path(path).name)
+    return summary
 
 
 @dataclass(frozen=True)

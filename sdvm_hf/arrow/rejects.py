@@ -143,6 +143,7 @@ class Rejects(Sequence[Reject]):
             yield {
                 "row": problem.row,
                 "column": problem.where,
+                "path": list(problem.path),
                 "expected": problem.expected,
                 "got": problem.got,
                 "note": problem.note,

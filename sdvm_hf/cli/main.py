@@ -7,7 +7,7 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from sdvm_hf.cli import _convert, _files, _service
+from sdvm_hf.cli import _convert, _files, _report, _service
 from sdvm_hf.errors import ConversionError, LayoutError, SampleTableError
 from sdvm_hf.service.roundtrip import Retry, ServiceError
 
@@ -24,7 +24,7 @@ def parser() -> argparse.ArgumentParser:
     )
     root.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
     commands = root.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for group in (_convert, _files, _service):
+    for group in (_convert, _files, _report, _service):
         group.add_commands(commands)
     return root
 
