@@ -8,8 +8,10 @@ Arrow-backed, with ``.dataset`` and ``.rejects``), or with ``streaming=True`` a
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Literal, TypedDict, Unpack, overload
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -18,6 +20,7 @@ from sdvm_hf.arrow.rejects import Rejects
 from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.convert.mapping import Conversion, MultipleChoiceMapping, OnError
 from sdvm_hf.convert.preset import Preset
+from sdvm_hf.errors import LayoutError
 from sdvm_hf.load._csv import CsvLayout
 from sdvm_hf.load.sources import DataFiles, Source, bundled_file, load_table, stream_batches
 from sdvm_hf.samples import MultipleChoiceSample
@@ -42,6 +45,37 @@ class SourceOptions(TypedDict, total=False):
     """The Hub token, for gated or private datasets."""
 
 
+@dataclass
+class _Selection:
+    """Keep the rows whose ``column`` holds ``value`` (a configuration of local files)."""
+
+    dataset: str
+    column: str
+    value: str
+    seen: set[str] = field(default_factory=set)
+    matched: int = 0
+
+    def mask(self, batch: pa.Table) -> np.ndarray:
+        if self.column not in batch.column_names:
+            raise LayoutError(
+                f"{self.dataset}: the source has no {self.column!r} column, so "
+                f"{self.column}={self.value!r} cannot select its rows; columns seen: "
+                f"{', '.join(batch.column_names)}"
+            )
+        column = batch.column(self.column)
+        self.seen.update(str(value) for value in pc.unique(column).to_pylist())
+        mask = np.asarray(pc.fill_null(pc.equal(column, self.value), False), dtype=bool)
+        self.matched += int(mask.sum())
+        return mask
+
+    def check(self) -> None:
+        if not self.matched:
+            raise ValueError(
+                f"{self.dataset}: no row has {self.column}={self.value!r}; "
+                f"{self.column} values seen: {', '.join(sorted(self.seen)) or '(none)'}"
+            )
+
+
 class StreamingSamples:
     """Typed samples yielded batch by batch from a streamed split (``streaming=True``).
 
@@ -54,35 +88,46 @@ class StreamingSamples:
         mapping: MappingChoice,
         split: str,
         on_error: OnError,
-        keep: Callable[[pa.Table], pa.Table] | None = None,
+        select: _Selection | None = None,
     ) -> None:
         """Wrap a function that streams the source batch by batch."""
         self._batches = batches
         self._mapping = mapping
         self._split = split
         self._on_error: OnError = on_error
-        self._keep = keep
+        self._select = select
         self.rejects = Rejects()
 
     def __iter__(self) -> Iterator[MultipleChoiceSample]:
         self.rejects = Rejects()
-        batches = self._batches()
-        if self._keep is not None:
-            batches = map(self._keep, batches)
-        for result in _conversions(batches, self._mapping, self._split, self._on_error):
+        select = None if self._select is None else replace(self._select, seen=set(), matched=0)
+        conversions = _conversions(
+            self._batches(), self._mapping, self._split, self._on_error, select
+        )
+        for result in conversions:
             self.rejects = Rejects.join([self.rejects, result.rejects])
             yield from decode(result.table)
 
 
 def _conversions(
-    batches: Iterable[pa.Table], mapping: MappingChoice, split: str, on_error: OnError
+    batches: Iterable[pa.Table],
+    mapping: MappingChoice,
+    split: str,
+    on_error: OnError,
+    select: _Selection | None = None,
 ) -> Iterator[Conversion]:
-    """Convert batch by batch, numbering rows across the batches."""
+    """Convert batch by batch; rows keep their numbers in the source, selected or not."""
     first_row = 0
     for batch in batches:
-        resolved = _resolve(mapping, batch.column_names)
-        yield resolved.convert(batch, split=split, on_error=on_error, first_row=first_row)
+        rows = np.arange(first_row, first_row + batch.num_rows, dtype=np.int64)
         first_row += batch.num_rows
+        if select is not None:
+            mask = select.mask(batch)
+            batch, rows = batch.filter(pa.array(mask)), rows[mask]
+        resolved = _resolve(mapping, batch.column_names)
+        yield resolved.convert(batch, split=split, on_error=on_error, rows=rows)
+    if select is not None:
+        select.check()
 
 
 def _resolve(mapping: MappingChoice, columns: Sequence[str]) -> MultipleChoiceMapping:
@@ -90,12 +135,16 @@ def _resolve(mapping: MappingChoice, columns: Sequence[str]) -> MultipleChoiceMa
 
 
 def convert_table(
-    table: pa.Table, mapping: MappingChoice, split: str = "", on_error: OnError = "raise"
+    table: pa.Table,
+    mapping: MappingChoice,
+    split: str = "",
+    on_error: OnError = "raise",
+    select: _Selection | None = None,
 ) -> SampleSequence:
     """Convert a whole source table in batches; rows are numbered across the table."""
     resolved = _resolve(mapping, table.column_names)
     batches = table.to_batches(max_chunksize=BATCH_ROWS)
-    results = list(_conversions(batches, resolved, split, on_error))
+    results = list(_conversions(batches, resolved, split, on_error, select))
     rejects = Rejects.join(result.rejects for result in results)
     if results:
         converted = pa.concat_tables([result.table for result in results])
@@ -109,16 +158,13 @@ def _load(
     mapping: MappingChoice,
     streaming: bool,
     on_error: OnError,
-    keep: Callable[[pa.Table], pa.Table] | None = None,
+    select: _Selection | None = None,
 ) -> SampleSequence | StreamingSamples:
     if streaming:
         return StreamingSamples(
-            lambda: stream_batches(source, BATCH_ROWS), mapping, source.split, on_error, keep
+            lambda: stream_batches(source, BATCH_ROWS), mapping, source.split, on_error, select
         )
-    table = load_table(source)
-    if keep is not None:
-        table = keep(table)
-    return convert_table(table, mapping, source.split, on_error)
+    return convert_table(load_table(source), mapping, source.split, on_error, select)
 
 
 def _source(
@@ -249,6 +295,11 @@ def load_preset(
     """
     split = split or preset.split
     if bundled:
+        if options.get("data_files") is not None:
+            raise ValueError(
+                f"give bundled=True or data_files, not both: the bundled {preset.name} slice "
+                "is a file of its own"
+            )
         if preset.bundled is None:
             raise ValueError(f"no slice of {preset.name} is bundled in the package")
         if split != preset.bundled.split:
@@ -269,16 +320,8 @@ def load_preset(
     def pick(columns: Sequence[str]) -> MultipleChoiceMapping:
         return preset.mapping(columns, layout)
 
-    keep = None
-    if source.files is not None and config is not None and preset.config_column:
-        keep = _rows_of(preset.config_column, config)
-    return _load(source, pick, streaming, on_error, keep)
-
-
-def _rows_of(column: str, value: str) -> Callable[[pa.Table], pa.Table]:
-    def keep(table: pa.Table) -> pa.Table:
-        if value == "all" or column not in table.column_names:
-            return table
-        return table.filter(pc.equal(table.column(column), value))
-
-    return keep
+    select = None
+    local = source.files is not None
+    if local and config is not None and config != preset.config and preset.config_column:
+        select = _Selection(preset.name, preset.config_column, config)
+    return _load(source, pick, streaming, on_error, select)
