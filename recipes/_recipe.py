@@ -8,12 +8,17 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from sdvm_hf import (
     PRESETS,
+    ConversionError,
+    LayoutError,
     SampleSequence,
+    SampleTableError,
+    ServiceError,
     convert_to_files,
     load_preset,
     run_stage,
@@ -55,6 +60,22 @@ def options(name: str) -> argparse.ArgumentParser:
         "--conventions", help="what formatting is by design (default: this dataset's)"
     )
     return parser
+
+
+USER_ERRORS = (ConversionError, LayoutError, SampleTableError, ServiceError, OSError, ValueError)
+
+
+def main(name: str, argv: Sequence[str] | None = None) -> int:
+    """Run the recipe as a script: a user error is one line on stderr and exit status 2."""
+    try:
+        run(name, argv)
+    except USER_ERRORS as error:
+        print(f"recipes/{name}.py: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"recipes/{name}.py: interrupted", file=sys.stderr)
+        return 130
+    return 0
 
 
 def run(name: str, argv: Sequence[str] | None = None) -> SampleSequence:

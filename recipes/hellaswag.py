@@ -6,7 +6,9 @@ audit, fix or refine with SDVM.
     SDVM_API_KEY=... python recipes/hellaswag.py --refine
 """
 
-from _recipe import run
+import sys
+
+from _recipe import main
 
 if __name__ == "__main__":
-    run("hellaswag")
+    sys.exit(main("hellaswag"))

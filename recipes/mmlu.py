@@ -6,7 +6,9 @@ summarise; optionally audit, fix or refine with SDVM.
     python recipes/mmlu.py --data-files ../mmlu/data/test/*.csv   # the original CSV files
 """
 
-from _recipe import run
+import sys
+
+from _recipe import main
 
 if __name__ == "__main__":
-    run("mmlu")
+    sys.exit(main("mmlu"))

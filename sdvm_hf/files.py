@@ -75,13 +75,20 @@ def read_parquet(path: str | os.PathLike[str]) -> SampleSequence:
     """Read a sample Parquet file as a lazy sequence of typed samples.
 
     Every row is checked first (vectorised); a file that is not a sample table raises
-    :class:`~sdvm_hf.errors.SampleTableError` listing the missing or mistyped columns.
+    :class:`~sdvm_hf.errors.SampleTableError` listing the missing, unknown or mistyped
+    columns, or naming the first bad rows.
     """
+    return SampleSequence(read_parquet_table(path), source=str(path))
+
+
+def read_parquet_table(path: str | os.PathLike[str]) -> pa.Table:
+    """A Parquet file as it is, unchecked; ``FileNotFoundError`` or ``SampleTableError``."""
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"no such file: {path}")
     try:
-        table = pq.read_table(path, memory_map=True)
+        return pq.read_table(path, memory_map=True)
     except (pa.ArrowInvalid, OSError) as error:
         raise SampleTableError(f"{path} cannot be read as Parquet: {error}") from error
-    return SampleSequence(table, source=str(path))
 
 
 # -- JSON Lines ----------------------------------------------------------------------------
@@ -146,6 +153,8 @@ def jsonl_records(
     ``keep_going`` is yielded as that error in place of the value.
     """
     path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no such file: {path}")
     with _open_text(path, "r", path.name.endswith(".gz")) as lines:
         for number, line in enumerate(lines, start=1):
             if not line.strip():

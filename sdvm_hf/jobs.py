@@ -8,17 +8,23 @@ and the rejects beside them, summarise), :func:`inspect_file`, :func:`validate_f
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-
-import pyarrow.parquet as pq
 
 from sdvm_hf._atomic import atomic_path
 from sdvm_hf.arrow._validate import canonical, check_schema, find_problems
 from sdvm_hf.arrow.rejects import Rejects, json_line
 from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.errors import Problem
-from sdvm_hf.files import Format, format_of, jsonl_records, read_samples, write_samples
+from sdvm_hf.files import (
+    Format,
+    format_of,
+    jsonl_records,
+    read_parquet_table,
+    read_samples,
+    write_samples,
+)
 from sdvm_hf.report import ReportFormat, write_report
 from sdvm_hf.samples import MultipleChoiceSample
 from sdvm_hf.summary import Summary, summarize
@@ -56,6 +62,27 @@ def read_rejects(path: str | os.PathLike[str]) -> Rejects:
     return Rejects(problems, [r["original"] for r in records])
 
 
+def check_output(
+    output: str | os.PathLike[str],
+    inputs: Iterable[str | os.PathLike[str]] = (),
+    format: Format | None = None,
+) -> Format:
+    """The format to write ``output`` in, checked before any work starts.
+
+    Refuses a name whose extension is not a sample file format (or disagrees with
+    ``format``), and an output that is one of the ``inputs``: a run never overwrites its
+    own source.
+    """
+    named = format_of(output)
+    if format is not None and format != named:
+        raise ValueError(f"{output}: the name says {named}, but the format asked for is {format}")
+    target = Path(output).resolve()
+    for source in inputs:
+        if Path(source).resolve() == target:
+            raise ValueError(f"{output} is also an input; write the output to another file")
+    return named
+
+
 @dataclass(frozen=True)
 class Converted:
     """What :func:`convert_to_files` wrote."""
@@ -78,13 +105,18 @@ def convert_to_files(
     """
     output = Path(output)
     write_samples(samples, output, format)
+    rejects = write_rejects_beside(samples, output)
+    return Converted(output, rejects, summarize(samples.table, samples.rejects))
+
+
+def write_rejects_beside(samples: SampleSequence, output: str | os.PathLike[str]) -> Path | None:
+    """Write ``samples.rejects`` beside ``output``, or remove an earlier run's rejects file."""
     rejects = rejects_path(output)
     if samples.rejects:
         write_rejects(samples.rejects, rejects)
-    else:
-        rejects.unlink(missing_ok=True)
-    summary = summarize(samples.table, samples.rejects)
-    return Converted(output, rejects if samples.rejects else None, summary)
+        return rejects
+    rejects.unlink(missing_ok=True)
+    return None
 
 
 def inspect_file(path: str | os.PathLike[str]) -> Summary:
@@ -126,7 +158,7 @@ def validate_file(path: str | os.PathLike[str]) -> Validation:
     """Check every row of a sample file (Parquet, or wire JSON Lines)."""
     problems: list[Problem | str] = []
     if format_of(path) == "parquet":
-        table = pq.read_table(path)
+        table = read_parquet_table(path)
         check_schema(table.schema, str(path))
         return Validation(table.num_rows, list(find_problems(canonical(table))))
     rows = 0

@@ -221,3 +221,69 @@ def test_a_parquet_row_with_a_null_struct_extra_is_named(tmp_path: Path) -> None
     (tmp_path / "n.parquet").write_bytes(buffer.getvalue())
     with pytest.raises(SampleTableError, match=r"row 1, column 'extra': expected an object"):
         read_parquet(tmp_path / "n.parquet")
+
+
+def sample_columns(**change: Any) -> dict[str, Any]:
+    import pyarrow as pa
+
+    columns: dict[str, Any] = {
+        "task_type": pa.array(["multiple_choice"] * 2),
+        "style": pa.array(["qa"] * 2),
+        "context": pa.array(["q1", "q2"]),
+        "choices": pa.array([["a", "b"]] * 2),
+        "answer_index": pa.array([0, 1]),
+        "extra": pa.array([{"id": "x"}, {"id": "y"}]),
+        "audit": pa.nulls(2, pa.string()),
+        "fix": pa.nulls(2, pa.string()),
+        "reaudit": pa.nulls(2, pa.string()),
+    }
+    columns.update(change)
+    return columns
+
+
+def duplicate_fields() -> Any:
+    import pyarrow as pa
+
+    ids = pa.array(["x", "y"])
+    return pa.StructArray.from_arrays([ids, ids], names=["id", "id"])
+
+
+FILES = {
+    "valid": sample_columns(),
+    "unknown column": sample_columns(score=[1, 2]),
+    "duplicate struct fields": sample_columns(extra=duplicate_fields()),
+    "bad answer": sample_columns(answer_index=[0, 5]),
+    "blank context": sample_columns(context=["q1", " "]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FILES))
+def test_validate_agrees_with_read_parquet(name: str, tmp_path: Path) -> None:
+    import pyarrow as pa
+
+    from sdvm_hf import validate_file
+
+    path = tmp_path / "file.parquet"
+    pq.write_table(pa.table(FILES[name]), path)
+    try:
+        read_parquet(path)
+        readable = True
+    except SampleTableError:
+        readable = False
+    try:
+        problems = validate_file(path).problems
+    except SampleTableError:
+        problems = ["not a sample table"]
+    assert readable == (name == "valid") == (problems == [])
+
+
+def test_an_unknown_column_and_duplicate_struct_fields_are_named(tmp_path: Path) -> None:
+    import pyarrow as pa
+
+    for columns, message in (
+        (FILES["unknown column"], r"unknown column 'score'"),
+        (FILES["duplicate struct fields"], r"a struct whose field names differ \(found id twice\)"),
+    ):
+        pq.write_table(pa.table(columns), tmp_path / "f.parquet")
+        with pytest.raises(SampleTableError, match=message):
+            read_parquet(tmp_path / "f.parquet")

@@ -188,7 +188,7 @@ def test_a_file_that_is_not_a_sample_table_lists_missing_and_mistyped_columns(
     message = (
         "is not a sample table: missing column 'task_type'; missing column 'style'; "
         "missing column 'context'; missing column 'extra'; missing column 'audit'; "
-        "missing column 'fix'; missing column 'reaudit'; "
+        "missing column 'fix'; missing column 'reaudit'; unknown column 'question'; "
         "column 'answer_index': expected an integer type, got string"
     )
     with pytest.raises(SampleTableError, match=message):

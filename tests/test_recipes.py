@@ -60,9 +60,11 @@ def test_mmlu_recipe_reports_rejects_by_reason_and_writes_them(tmp_path: Path) -
 
 
 def test_map_pipeline_recipe_reads_back_as_typed_samples(tmp_path: Path) -> None:
-    done = recipe("map_pipeline.py", str(tmp_path / "map.parquet"), cwd=tmp_path)
+    done = recipe(
+        "map_pipeline.py", "--out", str(tmp_path / "map.parquet"), "--num-proc", "2", cwd=tmp_path
+    )
     assert done.returncode == 0, done.stderr
-    assert "96 ActivityNet rows -> 96 typed samples" in done.stdout
+    assert "96 ActivityNet rows -> 96 typed samples" in done.stdout and "0 rejected" in done.stdout
     assert all(
         s.extra["source_id"].startswith("activitynet")
         for s in read_parquet(tmp_path / "map.parquet")
@@ -92,3 +94,32 @@ def test_hellaswag_recipe_refines_through_the_service(tmp_path: Path) -> None:
     refined = read_parquet(tmp_path / "out" / "hellaswag-validation.refine.parquet")
     assert len(refined) == 296 and all(s.reaudit is not None for s in refined)
     assert "reaudit:" in done.stdout
+
+
+@pytest.mark.parametrize("name", ["hellaswag.py", "mmlu.py", "map_pipeline.py"])
+def test_help_writes_no_file(name: str, tmp_path: Path) -> None:
+    done = recipe(name, "--help", cwd=tmp_path)
+    assert done.returncode == 0 and "usage:" in done.stdout
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["--data-files", "missing.parquet"],
+            "recipes/mmlu.py: no such data file: missing.parquet",
+        ),
+        (
+            ["--data-files", str(FIXTURES / "hellaswag" / "validation.parquet")],
+            "recipes/mmlu.py: unknown mmlu layout: columns seen: ind, activity_label",
+        ),
+    ],
+)
+def test_recipe_user_errors_are_one_line_without_a_traceback(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
+    done = recipe("mmlu.py", *args, cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines()[-1].startswith(message)
+    assert "Traceback" not in done.stderr

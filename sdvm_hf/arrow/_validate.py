@@ -67,15 +67,24 @@ def _expected_type(name: str, dtype: pa.DataType) -> str | None:
         return None
     if not pa.types.is_struct(dtype):
         return "a struct of JSON-compatible fields, or a JSON string"
-    clash = reserved_key(child.name for child in dtype)
+    names = [child.name for child in dtype]
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        return f"a struct whose field names differ (found {', '.join(twice)} twice)"
+    clash = reserved_key(names)
     if clash is not None:
         return f"a struct without reserved wire keys (found {clash})"
     return json_type_problem(dtype, "extra")
 
 
 def check_schema(schema: pa.Schema, source: str) -> None:
-    """Raise :class:`SampleTableError` listing every missing or mistyped column."""
+    """Raise :class:`SampleTableError` listing every missing, unknown or mistyped column.
+
+    A column the sample table does not have is refused rather than dropped, so a file never
+    loses data on the way in.
+    """
     problems = [f"missing column {name!r}" for name in COLUMNS if name not in schema.names]
+    problems += [f"unknown column {name!r}" for name in schema.names if name not in COLUMNS]
     for name in COLUMNS:
         if name in schema.names:
             dtype = schema.field(name).type

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -10,9 +11,11 @@ from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.cli._common import add_command, print_summary
 from sdvm_hf.convert.mapping import MultipleChoiceMapping
 from sdvm_hf.files import FORMATS
-from sdvm_hf.jobs import convert_to_files
+from sdvm_hf.jobs import check_output, convert_to_files, write_rejects_beside
 from sdvm_hf.load.loaders import SourceOptions, load_multiple_choice, load_preset
+from sdvm_hf.load.sources import expand
 from sdvm_hf.presets.registry import PRESETS
+from sdvm_hf.summary import summarize
 
 EXAMPLE = """sdvm-hf convert hellaswag --bundled -o out/hellaswag.parquet
   sdvm-hf convert hellaswag --split validation -o out/hellaswag.parquet      (from the Hub)
@@ -117,6 +120,18 @@ def _load(args: argparse.Namespace) -> SampleSequence:
 
 
 def _convert(args: argparse.Namespace) -> int:
-    converted = convert_to_files(_load(args), args.output, args.format)
+    inputs = expand(args.data_files) if args.data_files else []
+    check_output(args.output, inputs, args.format)
+    samples = _load(args)
+    if len(samples) == 0 and samples.rejects:
+        path = write_rejects_beside(samples, args.output)
+        print_summary(summarize(samples.table, samples.rejects), args.json)
+        print(
+            f"sdvm-hf convert: every one of the {len(samples.rejects):,} rows was rejected "
+            f"(see {path}); {args.output} was not written",
+            file=sys.stderr,
+        )
+        return 1
+    converted = convert_to_files(samples, args.output, args.format)
     print_summary(converted.summary, args.json)
     return 0

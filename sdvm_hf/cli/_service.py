@@ -9,6 +9,7 @@ from typing import Any
 
 from sdvm_hf.cli._common import add_command, print_summary
 from sdvm_hf.files import read_samples
+from sdvm_hf.jobs import check_output
 from sdvm_hf.presets.registry import PRESETS
 from sdvm_hf.service.roundtrip import MAX_BATCH, STAGES, run_stage
 from sdvm_hf.summary import summarize
@@ -56,6 +57,7 @@ def _run(args: argparse.Namespace) -> int:
     conventions = args.conventions
     if conventions is None and args.dataset:
         conventions = PRESETS[args.dataset].conventions
+    check_output(args.output, [args.file])
     result = run_stage(
         read_samples(args.file),
         args.stage,

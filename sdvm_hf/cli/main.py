@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from sdvm_hf.cli import _convert, _files, _report, _service
 from sdvm_hf.errors import ConversionError, LayoutError, SampleTableError
-from sdvm_hf.service.roundtrip import Retry, ServiceError
+from sdvm_hf.service.roundtrip import STAGES, Retry, ServiceError
 
 USER_ERRORS = (ConversionError, LayoutError, SampleTableError, ServiceError, OSError, ValueError)
 """What the command reports in one line (exit 2) rather than as a traceback."""
@@ -47,3 +47,7 @@ def main(argv: Sequence[str] | None = None, *, retry: Retry = Retry()) -> int:
     except USER_ERRORS as error:
         print(f"sdvm-hf {args.command}: {error}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        hint = "rerun to resume" if args.command in STAGES else "no partial file was left"
+        print(f"sdvm-hf {args.command}: interrupted; {hint}", file=sys.stderr)
+        return 130

@@ -306,7 +306,6 @@ class MultipleChoiceMapping:
     def _samples(self, source: pa.Table, split: str) -> tuple[pa.Table, list[Problem]]:
         """Every row as a sample row (bad ones may hold anything) and every problem found."""
         table, problems = self._prepare(source)
-        out_schema = self.schema(table.schema, split)
         missing = [n for n in (self.context, *self.choice_columns) if n not in table.column_names]
         if missing:
             raise LayoutError(
@@ -319,6 +318,7 @@ class MultipleChoiceMapping:
                 f"{', '.join(table.column_names)} (a split whose labels are withheld has no "
                 f"answers, so its rows cannot be samples)"
             )
+        out_schema = self.schema(table.schema, split)
         context = table.column(self.context)
         if not is_text(context.type):
             raise LayoutError(

@@ -1,0 +1,161 @@
+"""The command fails cleanly: one line, a non-zero exit, nothing half-written."""
+
+import json
+import os
+import stat
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from sdvm_hf import PRESETS, load_mmlu, read_parquet
+from sdvm_hf.cli import main
+from sdvm_hf.jobs import rejects_path
+
+FIXTURES = Path(__file__).parent / "fixtures"
+PRO = FIXTURES / "mmlu" / "mmlu_pro.parquet"
+HELLASWAG_TEST = FIXTURES / "hellaswag" / "test.parquet"
+
+
+def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    status = main(argv)
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+@pytest.mark.parametrize(
+    ("name", "want"),
+    [
+        ("hs.v1.parquet", "hs.v1.rejects.jsonl"),
+        ("hs.v2.parquet", "hs.v2.rejects.jsonl"),
+        ("mmlu.jsonl", "mmlu.rejects.jsonl"),
+        ("mmlu.jsonl.gz", "mmlu.rejects.jsonl"),
+        ("x.rejects.jsonl", "x.rejects.rejects.jsonl"),
+    ],
+)
+def test_the_rejects_file_is_named_from_the_whole_output_name(name: str, want: str) -> None:
+    assert rejects_path(Path("out") / name) == Path("out") / want
+
+
+def test_two_outputs_keep_their_own_rejects_and_a_clean_rerun_removes_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for version in ("v1", "v2"):
+        argv = ["convert", "mmlu", "--data-files", str(PRO), "--on-error", "skip"]
+        assert run([*argv, "-o", str(tmp_path / f"pro.{version}.parquet")], capsys)[0] == 0
+    assert sorted(p.name for p in tmp_path.glob("*.rejects.jsonl")) == [
+        "pro.v1.rejects.jsonl",
+        "pro.v2.rejects.jsonl",
+    ]
+    clean = FIXTURES / "mmlu" / "cais_test.parquet"
+    argv = ["convert", "mmlu", "--data-files", str(clean), "-o", str(tmp_path / "pro.v1.parquet")]
+    assert run(argv, capsys)[0] == 0
+    assert not (tmp_path / "pro.v1.rejects.jsonl").exists()
+    assert (tmp_path / "pro.v2.rejects.jsonl").exists()
+
+
+def test_rejects_are_strict_json_and_say_how_a_nan_is_written(tmp_path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(PRO)
+    scores = pa.array([float("nan")] + [0.5] * (table.num_rows - 1))
+    path = tmp_path / "pro.parquet"
+    pq.write_table(table.append_column("score", scores), path)
+    samples = load_mmlu(data_files=path, on_error="skip")
+    from sdvm_hf import convert_to_files
+
+    convert_to_files(samples, tmp_path / "o.parquet")
+    lines = (tmp_path / "o.rejects.jsonl").read_text().splitlines()
+    records = [json.loads(line, parse_constant=lambda t: pytest.fail(t)) for line in lines]
+    assert [r["original"]["score"] for r in records] == ["NaN", 0.5]  # rows 0 and 6
+    assert records[0]["column"] == "score" and records[0]["path"] == ["score"]
+
+
+def test_an_output_that_is_an_input_is_refused_before_anything_is_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "in.parquet"
+    source.write_bytes(PRO.read_bytes())
+    status, _, err = run(
+        ["convert", "mmlu", "--data-files", str(source), "-o", str(source)], capsys
+    )
+    assert status == 2 and "is also an input; write the output to another file" in err
+    assert source.read_bytes() == PRO.read_bytes()
+
+
+@pytest.mark.parametrize("name", ["out.csv", "out.json", "out.parquet.tmp"])
+def test_an_unknown_output_extension_is_refused_before_work(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    status, _, err = run(["convert", "hellaswag", "--bundled", "-o", str(tmp_path / name)], capsys)
+    assert status == 2 and "cannot tell the sample file format; name it .parquet" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_every_row_rejected_exits_non_zero_and_writes_no_sample_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "test.parquet"
+    argv = ["convert", "hellaswag", "--split", "test", "--data-files", str(HELLASWAG_TEST)]
+    status, out_text, err = run([*argv, "--on-error", "skip", "-o", str(out)], capsys)
+    assert status == 1 and "every one of the 2 rows was rejected" in err
+    assert not out.exists() and (tmp_path / "test.rejects.jsonl").exists()
+    assert "labels of this split are withheld" in out_text
+
+
+def test_a_typo_in_an_answer_column_names_the_missing_column(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["convert", "generic", "--data-files", str(PRO), "--context", "question"]
+    argv += ["--choices", "options", "--answer", "answr", "-o", str(tmp_path / "o.parquet")]
+    status, _, err = run(argv, capsys)
+    assert status == 2 and "column 'answr' is missing; columns seen: question_id" in err
+
+
+@pytest.mark.parametrize("command", ["inspect", "validate"])
+def test_a_missing_input_says_no_such_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    status, _, err = run([command, str(tmp_path / "nope.parquet")], capsys)
+    assert status == 2 and f"no such file: {tmp_path / 'nope.parquet'}" in err
+
+
+def test_an_unwritable_destination_is_named_not_its_temporary_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    if os.geteuid() == 0:
+        target = Path("/proc/sdvm-hf-cannot-write/out.parquet")
+    else:
+        locked = tmp_path / "locked"
+        locked.mkdir(mode=0o500)
+        target = locked / "out.parquet"
+    status, _, err = run(["convert", "hellaswag", "--bundled", "-o", str(target)], capsys)
+    assert status == 2 and f"cannot write {target}" in err and ".tmp" not in err
+
+
+def test_new_files_get_the_usual_permissions(tmp_path: Path) -> None:
+    out = tmp_path / "hs.parquet"
+    old = os.umask(0o022)
+    try:
+        assert main(["convert", "hellaswag", "--bundled", "-o", str(out)]) == 0
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(out.stat().st_mode) == 0o644
+    assert len(read_parquet(out)) == 296
+
+
+def test_ctrl_c_prints_one_line_and_leaves_no_partial_file(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def interrupt(file: str) -> dict[str, str]:
+        raise KeyboardInterrupt  # as if the user pressed Ctrl-C while the files were read
+
+    mmlu = PRESETS["mmlu"]
+    monkeypatch.setitem(PRESETS, "slow", replace(mmlu, name="slow", file_columns=interrupt))
+    source = FIXTURES / "mmlu" / "hendrycks" / "abstract_algebra_dev.csv"
+    out = tmp_path / "out.parquet"
+    status, _, err = run(["convert", "slow", "--data-files", str(source), "-o", str(out)], capsys)
+    assert status == 130
+    assert err == "sdvm-hf convert: interrupted; no partial file was left\n"
+    assert list(tmp_path.iterdir()) == []
