@@ -141,9 +141,10 @@ def position_bias(positions: dict[int, int], choices: int) -> PositionBias:
 
 def reject_reasons(rejects: Sequence[Problem]) -> dict[str, int]:
     """Rejects grouped by their fields: where, what was expected, the note (not the value)."""
-    problems = rejects.problems if isinstance(rejects, Rejects) else rejects
+    if isinstance(rejects, Rejects):
+        return dict(rejects.reasons().most_common())
     kinds = Counter(
-        f"{p.where}: expected {p.expected}" + (f" ({p.note})" if p.note else "") for p in problems
+        f"{p.where}: expected {p.expected}" + (f" ({p.note})" if p.note else "") for p in rejects
     )
     return dict(kinds.most_common())
 

@@ -11,6 +11,7 @@ import json
 from collections.abc import Callable, Collection, Iterator
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -22,6 +23,7 @@ from sdvm_hf._wire import (
     reserved_key,
     shorten,
 )
+from sdvm_hf.arrow._found import Found, all_problems
 from sdvm_hf.arrow.schema import COLUMNS, JSON_EXTRA, STRING_TYPES, sample_schema
 from sdvm_hf.errors import PathPart, Problem, SampleTableError
 
@@ -139,58 +141,50 @@ def blank(strings: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
     return pc.match_substring_regex(strings, _BLANK)
 
 
-def _bad(mask: pa.Array | pa.ChunkedArray) -> list[int]:
+def _bad(mask: pa.Array | pa.ChunkedArray) -> np.ndarray:
     """The rows where ``mask`` is true or null."""
-    return [int(i) for i in pc.indices_nonzero(pc.fill_null(mask, True)).to_pylist()]
+    return np.asarray(pc.indices_nonzero(pc.fill_null(mask, True)), dtype=np.int64)
 
 
-def got(column: pa.ChunkedArray | pa.Array, row: int) -> str:
-    """The value at ``row`` as it arrived, for a message."""
-    return shorten(repr(column[row].as_py()))
+Rule = Callable[[pa.Table], Iterator[Found]]
 
 
-Rule = Callable[[pa.Table], Iterator[Problem]]
-
-
-def _task_type(table: pa.Table) -> Iterator[Problem]:
+def _task_type(table: pa.Table) -> Iterator[Found]:
     column = table.column("task_type")
-    for row in _bad(pc.not_equal(column, TASK_TYPE)):
-        yield Problem(row, ("task_type",), repr(TASK_TYPE), got(column, row))
+    yield Found.at(column, _bad(pc.not_equal(column, TASK_TYPE)), ("task_type",), repr(TASK_TYPE))
 
 
-def _style(table: pa.Table) -> Iterator[Problem]:
+def _style(table: pa.Table) -> Iterator[Found]:
     column = table.column("style")
-    expected = " or ".join(map(repr, STYLES))
-    for row in _bad(pc.invert(pc.is_in(column, value_set=pa.array(STYLES)))):
-        yield Problem(row, ("style",), expected, got(column, row))
+    bad = _bad(pc.invert(pc.is_in(column, value_set=pa.array(STYLES))))
+    yield Found.at(column, bad, ("style",), " or ".join(map(repr, STYLES)))
 
 
-def _context(table: pa.Table) -> Iterator[Problem]:
+def _context(table: pa.Table) -> Iterator[Found]:
     column = table.column("context")
-    for row in _bad(blank(column)):
-        yield Problem(row, ("context",), "a non-empty string", got(column, row))
+    yield Found.at(column, _bad(blank(column)), ("context",), "a non-empty string")
 
 
-def _choices(table: pa.Table) -> Iterator[Problem]:
+def _choices(table: pa.Table) -> Iterator[Found]:
     choices = table.column("choices")
     too_few = _bad(pc.less(pc.list_value_length(choices), 2))
+    yield Found.at(choices, too_few, ("choices",), "at least two choices")
     flat = pc.list_flatten(choices)
-    null_choice: list[int] = []
     if flat.null_count:
         parents = pc.list_parent_indices(choices)
-        null_choice = pc.unique(pc.filter(parents, pc.is_null(flat))).to_pylist()
-    for row in sorted({*too_few, *null_choice}):
-        expected = "at least two choices" if row in too_few else "every choice to be a string"
-        yield Problem(row, ("choices",), expected, got(choices, row))
+        null_choice = np.unique(np.asarray(pc.filter(parents, pc.is_null(flat)), np.int64))
+        rows = np.setdiff1d(null_choice, too_few)
+        yield Found.at(choices, rows, ("choices",), "every choice to be a string")
 
 
-def _answer_index(table: pa.Table) -> Iterator[Problem]:
+def _answer_index(table: pa.Table) -> Iterator[Found]:
     answer = table.column("answer_index")
     lengths = pc.list_value_length(table.column("choices"))
     out_of_range = pc.or_kleene(pc.less(answer, 0), pc.greater_equal(answer, lengths))
     valid_choices = pc.fill_null(pc.greater_equal(lengths, 2), False)
-    for row in _bad(pc.and_(valid_choices, pc.fill_null(out_of_range, True))):
-        yield Problem(row, ("answer_index",), answer_range(lengths[row].as_py()), got(answer, row))
+    rows = _bad(pc.and_(valid_choices, pc.fill_null(out_of_range, True)))
+    counts = lengths.take(pa.array(rows)).to_pylist()
+    yield Found.at(answer, rows, ("answer_index",), [answer_range(n) for n in counts])
 
 
 def _nonfinite(
@@ -216,18 +210,19 @@ def _nonfinite(
                 yield row, (*where[: len(path)], index, *where[len(path) :]), value
 
 
-def _extra(table: pa.Table) -> Iterator[Problem]:
+def _extra(table: pa.Table) -> Iterator[Found]:
     if not pa.types.is_struct(table.schema.field("extra").type):
         yield from _json_cells(table, "extra")
         return
     extra = table.column("extra").combine_chunks()
-    seen = set(_bad(extra.is_null()))
-    for row in sorted(seen):
-        yield Problem(row, ("extra",), "an object (a struct row)", "None")
+    nulls = _bad(extra.is_null())
+    yield Found(nulls, ("extra",), "an object (a struct row)", ["None"] * len(nulls))
+    seen = set(nulls.tolist())
     for row, path, value in sorted(_nonfinite(extra, ("extra",)), key=lambda item: item[0]):
         if row not in seen:
             seen.add(row)
-            yield Problem(row, path, "a finite number (JSON has no NaN or infinity)", repr(value))
+            expected = "a finite number (JSON has no NaN or infinity)"
+            yield Found(np.array([row], np.int64), path, expected, [repr(value)])
 
 
 def _reject_constant(token: str) -> Any:
@@ -250,14 +245,17 @@ def _json_cell_problem(text: str | None, column: str) -> tuple[str, str] | None:
     return None
 
 
-def _json_cells(table: pa.Table, column: str) -> Iterator[Problem]:
-    for row, text in enumerate(table.column(column).to_pylist()):
+def _json_cells(table: pa.Table, column: str) -> Iterator[Found]:
+    values = table.column(column)
+    if values.null_count == len(values) and column != "extra":
+        return
+    for row, text in enumerate(values.to_pylist()):
         problem = _json_cell_problem(text, column)
         if problem is not None:
-            yield Problem(row, (column,), *problem)
+            yield Found(np.array([row], np.int64), (column,), problem[0], [problem[1]])
 
 
-def _blocks(table: pa.Table) -> Iterator[Problem]:
+def _blocks(table: pa.Table) -> Iterator[Found]:
     for key in BLOCKS:
         yield from _json_cells(table, key)
 
@@ -274,6 +272,16 @@ RULES: dict[str, Rule] = {
 """One rule per sample column (``blocks`` checks the three stage blocks)."""
 
 
+def found(table: pa.Table, columns: Collection[str] | None = None) -> list[Found]:
+    """What every rule (or those of ``columns``) finds in a canonical sample table."""
+    return [
+        group
+        for name, rule in RULES.items()
+        if columns is None or name in columns
+        for group in rule(table)
+    ]
+
+
 def find_problems(
     table: pa.Table, limit: int | None = None, columns: Collection[str] | None = None
 ) -> list[Problem]:
@@ -281,11 +289,4 @@ def find_problems(
 
     ``columns`` limits the checks to those rules of :data:`RULES` (default: all).
     """
-    problems = [
-        problem
-        for name, rule in RULES.items()
-        if columns is None or name in columns
-        for problem in rule(table)
-    ]
-    problems.sort(key=lambda problem: problem.row)
-    return problems if limit is None else problems[:limit]
+    return all_problems(found(table, columns), limit)

@@ -1,27 +1,30 @@
 """The rows a conversion left out, as a sequence of :class:`Reject` and as data.
 
-The original rows stay in Arrow until one is asked for, so a million rejects cost their
-problems and an Arrow ``take`` of the rows, never a Python copy of the whole input.
-:meth:`Rejects.table` is the same rejects as an Arrow table (one row each: the row key, the
-problem's fields and the original row as JSON text), which any engine can write beside the
-samples; :meth:`Rejects.from_table` reads such a table back.
+The problems stay in columns and the original rows stay in the source's Arrow table until
+one is asked for, so a million rejects cost a few arrays and lists, never a Python copy of
+the input. :meth:`Rejects.table` is the same rejects as an Arrow table (one row each: the
+row, the problem's fields and the original row as JSON text), which any engine can write
+beside the samples; :meth:`Rejects.from_table` reads such a table back.
 """
 
 from __future__ import annotations
 
 import json
 import math
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, TypeAlias, overload
 
+import numpy as np
 import pyarrow as pa
 
-from sdvm_hf.errors import PathPart, Problem, Reject
+from sdvm_hf.arrow._found import Problems
+from sdvm_hf.errors import Problem, Reject, format_path
 
 _CHUNK = 4096
 
-_Originals: TypeAlias = pa.Table | list[dict[str, Any]] | None
-"""The original rows of a part: in Arrow, read back from JSON, or not kept."""
+Originals: TypeAlias = tuple[pa.Table, np.ndarray] | list[dict[str, Any]] | None
+"""A part's original rows: positions in a source table, dicts read back, or none kept."""
 
 REJECT_SCHEMA = pa.schema(
     [
@@ -62,17 +65,26 @@ def json_line(value: Any) -> str:
         return json.dumps(_plain(value), ensure_ascii=False, allow_nan=False, default=str)
 
 
+def _count(originals: Originals) -> int | None:
+    if originals is None:
+        return None
+    return len(originals[1]) if isinstance(originals, tuple) else len(originals)
+
+
 class Rejects(Sequence[Reject]):
     """Rejected rows in order: their problems, with the original rows kept in Arrow."""
 
-    def __init__(self, problems: Sequence[Problem] = (), originals: _Originals = None) -> None:
-        """``originals`` holds the rejected rows (Arrow, or dicts), ``i`` for ``problems[i]``."""
-        count = None if originals is None else len(originals)
-        if count is not None and count != len(problems):
-            raise ValueError(f"{len(problems)} problems but {count} original rows")
-        self._parts: list[tuple[list[Problem], _Originals]] = []
-        if problems:
-            self._parts.append((list(problems), originals))
+    def __init__(
+        self, problems: Problems | Sequence[Problem] = (), originals: Originals = None
+    ) -> None:
+        """``originals`` holds the rejected rows: ``(table, positions)`` or dicts."""
+        columns = problems if isinstance(problems, Problems) else Problems.of(problems)
+        count = _count(originals)
+        if count is not None and count != len(columns):
+            raise ValueError(f"{len(columns)} problems but {count} original rows")
+        self._parts: list[tuple[Problems, Originals]] = []
+        if len(columns):
+            self._parts.append((columns, originals))
 
     @classmethod
     def join(cls, parts: Iterable[Rejects]) -> Rejects:
@@ -87,18 +99,37 @@ class Rejects(Sequence[Reject]):
         """Every reject's problem, without building the original rows."""
         return [problem for problems, _ in self._parts for problem in problems]
 
+    @property
+    def rows(self) -> list[int]:
+        """Every reject's row number."""
+        return [int(row) for problems, _ in self._parts for row in problems.rows]
+
+    def reasons(self) -> Counter[str]:
+        """How many rejects have each reason: where, what was expected, the note."""
+        counts: Counter[str] = Counter()
+        for problems, _ in self._parts:
+            counts.update(
+                f"{format_path(path)}: expected {expected}" + (f" ({note})" if note else "")
+                for path, expected, note in zip(
+                    problems.paths, problems.expected, problems.notes, strict=True
+                )
+            )
+        return counts
+
     def __len__(self) -> int:
         return sum(len(problems) for problems, _ in self._parts)
 
     def _originals(self) -> Iterator[dict[str, Any]]:
         for problems, originals in self._parts:
             if originals is None:
-                yield from ({} for _ in problems)
+                yield from ({} for _ in range(len(problems)))
             elif isinstance(originals, list):
                 yield from originals
             else:
-                for start in range(0, originals.num_rows, _CHUNK):
-                    yield from originals.slice(start, _CHUNK).to_pylist()
+                table, positions = originals
+                for start in range(0, len(positions), _CHUNK):
+                    chunk = pa.array(positions[start : start + _CHUNK])
+                    yield from table.take(chunk).to_pylist()
 
     def __iter__(self) -> Iterator[Reject]:
         for problem, original in zip(self.problems, self._originals(), strict=True):
@@ -116,13 +147,12 @@ class Rejects(Sequence[Reject]):
             raise IndexError(f"reject index {index} out of range for {len(self)} rejects")
         for problems, originals in self._parts:
             if position < len(problems):
-                row: dict[str, Any]
-                if originals is None:
-                    row = {}
-                elif isinstance(originals, list):
+                row: dict[str, Any] = {}
+                if isinstance(originals, list):
                     row = originals[position]
-                else:
-                    row = originals.slice(position, 1).to_pylist()[0]
+                elif originals is not None:
+                    table, positions = originals
+                    row = table.take(pa.array(positions[position : position + 1])).to_pylist()[0]
                 return _reject(problems[position], row)
             position -= len(problems)
         raise AssertionError("unreachable")
@@ -138,7 +168,7 @@ class Rejects(Sequence[Reject]):
         return f"Rejects({len(self)} rows)"
 
     def records(self) -> Iterator[dict[str, Any]]:
-        """Each reject as a JSON-ready record: row, column, expected, got, note, original."""
+        """Each reject as a JSON-ready record: row, column, path, expected, got, note, original."""
         for problem, original in zip(self.problems, self._originals(), strict=True):
             yield {
                 "row": problem.row,
@@ -152,14 +182,21 @@ class Rejects(Sequence[Reject]):
 
     def table(self) -> pa.Table:
         """The rejects as data (:data:`REJECT_SCHEMA`), the original rows as JSON text."""
-        problems = self.problems
+        rows, paths, expected, got, notes = [], [], [], [], []
+        for problems, _ in self._parts:
+            texts = {path: json.dumps(list(path)) for path in set(problems.paths)}
+            rows.append(problems.rows)
+            paths += [texts[path] for path in problems.paths]
+            expected += problems.expected
+            got += problems.got
+            notes += problems.notes
         return pa.table(
             {
-                "row": pa.array([p.row for p in problems], pa.int64()),
-                "path": pa.array([json.dumps(list(p.path)) for p in problems], pa.string()),
-                "expected": pa.array([p.expected for p in problems], pa.string()),
-                "got": pa.array([p.got for p in problems], pa.string()),
-                "note": pa.array([p.note for p in problems], pa.string()),
+                "row": pa.array(np.concatenate(rows) if rows else [], pa.int64()),
+                "path": pa.array(paths, pa.string()),
+                "expected": pa.array(expected, pa.string()),
+                "got": pa.array(got, pa.string()),
+                "note": pa.array(notes, pa.string()),
                 "original": pa.array(list(map(json_line, self._originals())), pa.string()),
             },
             schema=REJECT_SCHEMA,
@@ -169,22 +206,14 @@ class Rejects(Sequence[Reject]):
     def from_table(cls, table: pa.Table) -> Rejects:
         """Rejects from a table in :data:`REJECT_SCHEMA` (what :meth:`table` makes)."""
         columns = table.select(REJECT_SCHEMA.names).to_pydict()
-        problems = [
-            Problem(row, _path(path), expected, got, note)
-            for row, path, expected, got, note in zip(
-                columns["row"],
-                columns["path"],
-                columns["expected"],
-                columns["got"],
-                columns["note"],
-                strict=True,
-            )
-        ]
+        problems = Problems(
+            np.array(columns["row"], dtype=np.int64),
+            [tuple(json.loads(path)) for path in columns["path"]],
+            columns["expected"],
+            columns["got"],
+            columns["note"],
+        )
         return cls(problems, [json.loads(text) for text in columns["original"]])
-
-
-def _path(text: str) -> tuple[PathPart, ...]:
-    return tuple(json.loads(text))
 
 
 def _reject(problem: Problem, original: dict[str, Any]) -> Reject:

@@ -14,29 +14,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from sdvm_hf._wire import shorten
+from sdvm_hf.arrow._found import Found
 from sdvm_hf.arrow.schema import STRING_TYPES
-from sdvm_hf.errors import PathPart, Problem
+from sdvm_hf.errors import PathPart
 
 _CAST_ERRORS = (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError)
-
-
-def gots(array: pa.Array, positions: Sequence[int] | np.ndarray) -> list[str]:
-    """The values at ``positions`` as they arrived, for messages (one Arrow take, no loop)."""
-    if len(positions) == 0:
-        return []
-    values = array.take(pa.array(np.asarray(positions, dtype=np.int64))).to_pylist()
-    return [shorten(repr(value)) for value in values]
-
-
-def problems_at(
-    array: pa.Array, positions: np.ndarray, path: tuple[PathPart, ...], expected: str
-) -> list[Problem]:
-    """One problem per position, each with the value that arrived there."""
-    return [
-        Problem(int(row), path, expected, got)
-        for row, got in zip(positions.tolist(), gots(array, positions), strict=True)
-    ]
 
 
 def _positions(mask: pa.Array | pa.ChunkedArray) -> np.ndarray:
@@ -86,7 +68,7 @@ def _bisect(array: pa.Array, dtype: pa.DataType, offset: int, bad: list[int]) ->
 
 def safe_cast(
     array: pa.Array, dtype: pa.DataType, path: tuple[PathPart, ...]
-) -> tuple[pa.Array, list[Problem]]:
+) -> tuple[pa.Array, list[Found]]:
     """``array`` cast to ``dtype``; a cell the cast refuses is null and a problem."""
     if array.type == dtype:
         return array, []
@@ -105,7 +87,7 @@ def safe_cast(
         mask[more] = True
         rest = pc.if_else(pa.array(mask), pa.nulls(len(array), array.type), array)
     bad = np.flatnonzero(mask)
-    return rest.cast(dtype), problems_at(array, bad, path, f"a value that fits {dtype}")
+    return rest.cast(dtype), [Found.at(array, bad, path, f"a value that fits {dtype}")]
 
 
 # -- choices -------------------------------------------------------------------------------
@@ -113,7 +95,7 @@ def safe_cast(
 _CHOICES = pa.list_(pa.string())
 
 
-def choices_from_list(array: pa.Array, name: str) -> tuple[pa.Array, list[Problem]]:
+def choices_from_list(array: pa.Array, name: str) -> tuple[pa.Array, list[Found]]:
     """A list column as ``list<string>``; a row holding anything but text is a problem."""
     if is_text(array.type.value_type):
         return array.cast(_CHOICES), []
@@ -124,20 +106,21 @@ def choices_from_list(array: pa.Array, name: str) -> tuple[pa.Array, list[Proble
         offsets = pc.subtract(offsets, offsets[0])
     values = pa.nulls(int(offsets[-1].as_py()), pa.string())
     out = pa.ListArray.from_arrays(offsets, values, mask=array.is_null())
-    return out, problems_at(array, bad, (name,), "a list of strings")
+    return out, [Found.at(array, bad, (name,), "a list of strings")]
 
 
 def choices_from_columns(
     columns: Sequence[pa.Array], names: Sequence[str]
-) -> tuple[pa.Array, list[Problem]]:
+) -> tuple[pa.Array, list[Found]]:
     """One choice per column, row by row; a cell holding anything but text is a problem."""
     n, k = len(columns[0]), len(columns)
-    texts, problems = [], []
+    texts: list[pa.Array] = []
+    problems: list[Found] = []
     for array, name in zip(columns, names, strict=True):
         if is_text(array.type):
             texts.append(array.cast(pa.string()))
             continue
-        problems += problems_at(array, _positions(array.is_valid()), (name,), "a string")
+        problems.append(Found.at(array, _positions(array.is_valid()), (name,), "a string"))
         texts.append(pa.nulls(n, pa.string()))
     values = pa.concat_arrays(texts)
     # row-major order: row i's choices are values[i], values[n + i], ..., values[(k-1)n + i]

@@ -35,18 +35,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from sdvm_hf._wire import BLOCKS, TASK_TYPE, Style, reserved_key
-from sdvm_hf.arrow._validate import find_problems, is_list, json_type_problem
+from sdvm_hf.arrow._found import Found, first_per_row
+from sdvm_hf.arrow._validate import found, is_list, json_type_problem
 from sdvm_hf.arrow.rejects import Rejects, json_line
 from sdvm_hf.arrow.schema import JSON_EXTRA, sample_schema
 from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.convert._answers import AnswerFormat, answer_index, expected_answer
-from sdvm_hf.convert._cells import (
-    choices_from_columns,
-    choices_from_list,
-    gots,
-    is_text,
-    safe_cast,
-)
+from sdvm_hf.convert._cells import choices_from_columns, choices_from_list, is_text, safe_cast
 from sdvm_hf.errors import ConversionError, LayoutError, PathPart, Problem
 from sdvm_hf.samples import MultipleChoiceSample
 
@@ -222,21 +217,17 @@ class MultipleChoiceMapping:
             raise ValueError(f"on_error must be 'raise' or 'skip', got {on_error!r}")
         source = pa.Table.from_batches([data]) if isinstance(data, pa.RecordBatch) else data
         numbers = self._numbers(source.num_rows, first_row, rows)
-        samples, problems = self._samples(source, split)
-        if not problems:
+        samples, found = self._samples(source, split)
+        first = first_per_row(found)
+        if not len(first):
             return Conversion(samples, Rejects())
-        first = _first_per_row(problems)
         if on_error == "raise":
-            raise ConversionError(
-                self._where(split), replace(first[0], row=int(numbers[first[0].row]))
-            )
-        bad = np.array([problem.row for problem in first], dtype=np.int64)
+            problem = first[0]
+            at = replace(problem, row=int(numbers[problem.row]))
+            raise ConversionError(self._where(split), at)
         keep = np.ones(source.num_rows, dtype=bool)
-        keep[bad] = False
-        rejects = Rejects(
-            [replace(problem, row=int(numbers[problem.row])) for problem in first],
-            source.take(pa.array(bad)),
-        )
+        keep[first.rows] = False
+        rejects = Rejects(first.renumbered(numbers), (source, first.rows))
         return Conversion(samples.filter(pa.array(keep)), rejects)
 
     def table(
@@ -267,22 +258,13 @@ class MultipleChoiceMapping:
         """
         source = pa.Table.from_batches([data]) if isinstance(data, pa.RecordBatch) else data
         numbers = self._numbers(source.num_rows, first_row, rows)
-        samples, problems = self._samples(source, split)
+        samples, found = self._samples(source, split)
+        first = first_per_row(found)
         texts: list[str | None] = [None] * source.num_rows
-        first = _first_per_row(problems)
-        if first:
-            bad = pa.array([problem.row for problem in first], pa.int64())
-            originals = source.take(bad).to_pylist()
-            for problem, original in zip(first, originals, strict=True):
-                record = {
-                    "row": int(numbers[problem.row]),
-                    "path": list(problem.path),
-                    "expected": problem.expected,
-                    "got": problem.got,
-                    "note": problem.note,
-                    "original": original,
-                }
-                texts[problem.row] = json_line(record)
+        rejects = Rejects(first.renumbered(numbers), (source, first.rows))
+        for position, record in zip(first.rows.tolist(), rejects.records(), strict=True):
+            del record["column"]
+            texts[position] = json_line(record)
         reject = pa.array(texts, pa.string())
         rejected = pc.is_valid(reject)
         columns = [
@@ -303,7 +285,7 @@ class MultipleChoiceMapping:
             raise ValueError(f"rows names {len(numbers)} row numbers for {n} rows")
         return numbers
 
-    def _samples(self, source: pa.Table, split: str) -> tuple[pa.Table, list[Problem]]:
+    def _samples(self, source: pa.Table, split: str) -> tuple[pa.Table, list[Found]]:
         """Every row as a sample row (bad ones may hold anything) and every problem found."""
         table, problems = self._prepare(source)
         missing = [n for n in (self.context, *self.choice_columns) if n not in table.column_names]
@@ -329,7 +311,7 @@ class MultipleChoiceMapping:
         answer, answer_problems = self._answer(table, choices, split)
         n = table.num_rows
         extra = self._extra(table, out_schema.field("extra").type)
-        problems += choice_problems + answer_problems
+        problems += [*choice_problems, answer_problems]
         problems += self._core_problems(context, choices, answer, extra)
         samples = pa.Table.from_arrays(
             [
@@ -345,14 +327,14 @@ class MultipleChoiceMapping:
         )
         return samples, problems
 
-    def _prepare(self, table: pa.Table) -> tuple[pa.Table, list[Problem]]:
+    def _prepare(self, table: pa.Table) -> tuple[pa.Table, list[Found]]:
         """Unnest, then cast the :attr:`types` columns; a cell that does not fit is a problem."""
         if self.unnest and self.unnest in table.column_names:
             inner = table.column(self.unnest).combine_chunks()
             others = [n for n in table.column_names if n != self.unnest]
             arrays = [table.column(n) for n in others] + inner.flatten()
             table = pa.Table.from_arrays(arrays, names=others + [f.name for f in inner.type])
-        problems: list[Problem] = []
+        problems: list[Found] = []
         for name, dtype in self.types.items():
             if name in table.column_names and table.schema.field(name).type != dtype:
                 index = table.schema.get_field_index(name)
@@ -361,7 +343,7 @@ class MultipleChoiceMapping:
                 problems += bad
         return table, problems
 
-    def _choices(self, table: pa.Table) -> tuple[pa.Array, list[Problem]]:
+    def _choices(self, table: pa.Table) -> tuple[pa.Array, list[Found]]:
         columns = self.choice_columns
         if len(columns) == 1:
             column = table.column(columns[0]).combine_chunks()
@@ -374,9 +356,7 @@ class MultipleChoiceMapping:
         arrays = [table.column(name).combine_chunks() for name in columns]
         return choices_from_columns(arrays, columns)
 
-    def _answer(
-        self, table: pa.Table, choices: pa.Array, split: str
-    ) -> tuple[pa.Array, list[Problem]]:
+    def _answer(self, table: pa.Table, choices: pa.Array, split: str) -> tuple[pa.Array, Found]:
         """The answer as an int64 index (null where unusable) and the problems found."""
         raw = table.column(self.answer).combine_chunks()
         counts = pc.list_value_length(choices)
@@ -387,21 +367,20 @@ class MultipleChoiceMapping:
             pc.fill_null(pc.greater_equal(counts, 2), False), pc.fill_null(out_of_range, True)
         )
         rows = np.asarray(pc.indices_nonzero(bad), dtype=np.int64)
-        problems = []
-        if len(rows):
-            values = raw.take(pa.array(rows)).to_pylist()
-            sizes = counts.take(pa.array(rows)).to_pylist()
-            for row, value, size, got in zip(
-                rows.tolist(), values, sizes, gots(raw, rows), strict=True
-            ):
-                expected = expected_answer(raw.type, size, self.answer_format)
-                note = _WITHHELD if value is None or value == "" or value == -1 else ""
-                problems.append(Problem(row, (self.answer,), expected, got, note))
+        values = raw.take(pa.array(rows)).to_pylist()
+        sizes = counts.take(pa.array(rows)).to_pylist()
+        described = {
+            size: expected_answer(raw.type, size, self.answer_format) for size in set(sizes)
+        }
+        withheld = (None, "", -1)
+        notes = [_WITHHELD if value in withheld else "" for value in values]
+        expected = [described[size] for size in sizes]
+        problems = Found.at(raw, rows, (self.answer,), expected, notes)
         return pc.if_else(bad, pa.scalar(None, pa.int64()), index), problems
 
     def _core_problems(
         self, context: pa.ChunkedArray, choices: pa.Array, answer: pa.Array, extra: pa.Array
-    ) -> list[Problem]:
+    ) -> list[Found]:
         """Context, choice and extra problems, named by their source columns."""
         n = len(choices)
         probe = pa.table(
@@ -415,8 +394,8 @@ class MultipleChoiceMapping:
                 **{key: pa.nulls(n, pa.string()) for key in BLOCKS},
             }
         )
-        found = find_problems(probe, columns=("context", "choices", "extra"))
-        return [replace(p, path=self._source_path(p.path)) for p in found]
+        groups = found(probe, columns=("context", "choices", "extra"))
+        return [group.with_path(self._source_path(group.path)) for group in groups]
 
     def _source_path(self, path: tuple[PathPart, ...]) -> tuple[PathPart, ...]:
         """A sample column's path as the source's: ``extra.ind`` is the column ``ind``."""
@@ -483,14 +462,6 @@ class MultipleChoiceMapping:
         table = pa.Table.from_pylist([dict(record)])
         converted = self.convert(table, split=split, first_row=row).table
         return SampleSequence(converted, validate=False)[0]
-
-
-def _first_per_row(problems: list[Problem]) -> list[Problem]:
-    """The first problem of each bad row, rows in order (the sort keeps the finding order)."""
-    first: dict[int, Problem] = {}
-    for problem in problems:
-        first.setdefault(problem.row, problem)
-    return [first[row] for row in sorted(first)]
 
 
 def _constant(value: str, n: int) -> pa.Array:
