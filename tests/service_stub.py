@@ -11,6 +11,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 RESULT_KEY = {"/audit": "audited_data", "/fix": "fixed_data", "/refine": "refined_data"}
+STATUS: dict[str, tuple[int, Any]] = {
+    "402": (402, {"detail": "Insufficient credits."}),
+    "429": (429, {"detail": "slow down"}),
+    "500": (500, {"detail": "internal error"}),
+    "malformed": (200, {"unexpected": []}),
+    "drop": (0, None),
+}
 
 
 def verdict(sample: dict[str, Any]) -> dict[str, Any]:
@@ -32,8 +39,13 @@ def fixed(sample: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 128  # the default 5 drops connections under concurrent requests
+    daemon_threads = True
+
+
 class StubService:
-    """Answers like the service, each request after ``delay`` seconds.
+    """Answers like the service, each request ``delay`` seconds after it arrived.
 
     ``faults`` is consumed one per request in the order they arrive; ``batch_faults`` maps a
     batch's first row to the faults its own requests meet, one per request (deterministic when
@@ -67,6 +79,7 @@ class StubService:
                 pass
 
             def do_POST(self) -> None:
+                arrived = time.monotonic()
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 data = body["data"]
                 rows = [d.get("sdvm_hf_row") for d in data]
@@ -86,26 +99,26 @@ class StubService:
                     stub.in_flight += 1
                     stub.most_in_flight = max(stub.most_in_flight, stub.in_flight)
                 try:
-                    time.sleep(stub.delay)
-                    self.answer(data, fault)
+                    status, payload = self.answer(data, fault)
+                    raw = json.dumps(payload).encode()
+                    time.sleep(max(0.0, stub.delay - (time.monotonic() - arrived)))
+                    if status == 0:  # "drop": close the connection without an answer
+                        self.close_connection = True
+                        return
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(raw)))
+                    self.end_headers()
+                    self.wfile.write(raw)
                 finally:
                     with stub.lock:
                         stub.in_flight -= 1
 
-            def answer(self, data: list[dict[str, Any]], fault: str) -> None:
+            def answer(self, data: list[dict[str, Any]], fault: str) -> tuple[int, Any]:
                 if self.headers.get("Authorization") != f"Bearer {stub.key}" or fault == "401":
-                    return self.reply(401, {"detail": "Invalid or revoked API key."})
-                if fault == "402":
-                    return self.reply(402, {"detail": "Insufficient credits."})
-                if fault == "429":
-                    return self.reply(429, {"detail": "slow down"})
-                if fault == "500":
-                    return self.reply(500, {"detail": "internal error"})
-                if fault == "drop":
-                    self.close_connection = True
-                    return None
-                if fault == "malformed":
-                    return self.reply(200, {"unexpected": []})
+                    return 401, {"detail": "Invalid or revoked API key."}
+                if fault in STATUS:
+                    return STATUS[fault]
                 if self.path == "/audit":
                     out = [{**d, "audit": verdict(d)} for d in data]
                 elif self.path == "/fix":
@@ -124,17 +137,9 @@ class StubService:
                 else:
                     with stub.lock:
                         stub.answered_rows += [d["sdvm_hf_row"] for d in data]
-                return self.reply(200, {RESULT_KEY[self.path]: out})
+                return 200, {RESULT_KEY[self.path]: out}
 
-            def reply(self, status: int, payload: dict[str, Any]) -> None:
-                raw = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(raw)))
-                self.end_headers()
-                self.wfile.write(raw)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = _Server(("127.0.0.1", 0), Handler)
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     @property

@@ -40,7 +40,7 @@ import pyarrow.parquet as pq
 
 from sdvm_hf.arrow._codec import changeable_columns
 from sdvm_hf.arrow.sequence import SampleSequence
-from sdvm_hf.files import read_parquet, write_table
+from sdvm_hf.files import write_table
 from sdvm_hf.samples import MultipleChoiceSample
 
 log = logging.getLogger(__name__)
@@ -171,33 +171,39 @@ class _Gate:
         self.delay = self.retry.backoff
 
 
-async def _send(call: Call, sent: list[MultipleChoiceSample], label: str, gate: _Gate) -> Any:
+async def _send(
+    call: Call, sent: list[MultipleChoiceSample], label: str, gate: _Gate, slots: asyncio.Semaphore
+) -> Any:
+    """The service's answer to one batch; a request holds one of ``slots`` while in flight."""
     retry = gate.retry
     attempts = {"retry-429": 0, "retry": 0}
     limits = {"retry-429": retry.rate_limited, "retry": retry.transient}
     delay = retry.backoff
     while True:
-        await gate.open.wait()
-        try:
-            returned = await call(sent)
-        except Exception as error:  # the SDK's errors, httpx's, and a malformed body
-            kind, message = _classify(error)
-            if kind == "stop":
-                raise ServiceError(f"{label}: {message}; {RESUME}") from None
-            attempts[kind] += 1
-            if attempts[kind] > limits[kind]:
-                raise ServiceError(
-                    f"{label}: {message}, {attempts[kind]} times; {RESUME}"
-                ) from None
-            if kind == "retry-429":
-                await gate.back_off(label)
+        async with slots:
+            await gate.open.wait()  # holding a slot: no request leaves while the gate is shut
+            try:
+                returned = await call(sent)
+            except Exception as error:  # the SDK's errors, httpx's, and a malformed body
+                failure: Exception | None = error
             else:
-                log.warning("%s: %s; retrying in %.1fs", label, message, delay)
-                await retry.wait(delay)
-                delay *= 2
-        else:
-            gate.passed()
+                failure = None
+                gate.passed()
+        if failure is None:
+            await asyncio.sleep(0)  # let the next batch take the slot before this one is joined
             return returned
+        kind, message = _classify(failure)
+        if kind == "stop":
+            raise ServiceError(f"{label}: {message}; {RESUME}") from None
+        attempts[kind] += 1
+        if attempts[kind] > limits[kind]:
+            raise ServiceError(f"{label}: {message}, {attempts[kind]} times; {RESUME}") from None
+        if kind == "retry-429":
+            await gate.back_off(label)
+        else:
+            log.warning("%s: %s; retrying in %.1fs", label, message, delay)
+            await retry.wait(delay)
+            delay *= 2
 
 
 # -- the join ------------------------------------------------------------------------------
@@ -317,7 +323,8 @@ class _Parts:
         write_table(part.replace_schema_metadata(meta), self.path(number))
 
     def read(self, number: int, metadata: dict[bytes, bytes] | None) -> pa.Table:
-        return read_parquet(self.path(number)).table.replace_schema_metadata(metadata)
+        # checked as a whole by SampleSequence once the parts are joined
+        return pq.read_table(self.path(number)).replace_schema_metadata(metadata)
 
     def drop_if_empty(self) -> None:
         if self.folder.is_dir() and not any(self.folder.glob("batch-*.parquet")):
@@ -330,10 +337,10 @@ class _Parts:
 async def _drive(
     todo: Iterable[int],
     work: Callable[[int], Coroutine[Any, Any, None]],
-    concurrency: int,
+    tasks: int,
     done: Callable[[int], None],
 ) -> None:
-    """Run ``work`` on each number, at most ``concurrency`` at once; ``done`` after each.
+    """Run ``work`` on each number, at most ``tasks`` at once; ``done`` after each.
 
     The first error (or a cancel, as Ctrl-C makes) cancels the work in flight and is raised
     once it has stopped.
@@ -342,7 +349,7 @@ async def _drive(
     running: dict[asyncio.Task[None], int] = {}
     try:
         while True:
-            for number in itertools.islice(queue, concurrency - len(running)):
+            for number in itertools.islice(queue, tasks - len(running)):
                 running[asyncio.create_task(work(number))] = number
             if not running:
                 return
@@ -439,13 +446,21 @@ def run_stage(
         )
     call, close = _client(stage, api_key, base_url, conventions, timeout)
 
-    async def work(number: int, gate: _Gate) -> None:
+    async def work(number: int, gate: _Gate, slots: asyncio.Semaphore) -> None:
         start = starts[number]
         batch = samples[start : start + batch_size]
         label = f"batch {number} (rows {start}..{start + len(batch) - 1})"
-        sent = _with_ids(batch, start)
-        returned = await _send(call, sent, label, gate)
-        parts.write(number, batch.table, _part_table(batch.table, _join(sent, returned, label)))
+        sent = _with_ids(batch, start)  # no await before the slot: batches queue in order
+        returned = await _send(call, sent, label, gate, slots)
+
+        # Joining and writing run in a thread, so the event loop stays free to send the next
+        # requests; a write under way when the run stops still completes (atomically).
+
+        def finish() -> None:
+            joined = _join(sent, returned, label)
+            parts.write(number, batch.table, _part_table(batch.table, joined))
+
+        await asyncio.to_thread(finish)
 
     with _progress(len(starts), len(starts) - len(todo), stage) as bar:
 
@@ -455,9 +470,9 @@ def run_stage(
                 on_batch(number)
 
         async def everything() -> None:
-            gate = _Gate(retry)
-            try:
-                await _drive(todo, lambda n: work(n, gate), concurrency, done)
+            gate, slots = _Gate(retry), asyncio.Semaphore(concurrency)
+            try:  # twice the tasks as slots: a batch being joined and written holds none
+                await _drive(todo, lambda n: work(n, gate, slots), 2 * concurrency, done)
             finally:
                 await close()
 
@@ -471,4 +486,5 @@ def run_stage(
     result = pa.concat_tables(tables) if tables else samples.table
     write_table(result, output)
     shutil.rmtree(parts.folder, ignore_errors=True)
-    return SampleSequence(result, source=str(output))
+    # every part is the checked input's rows with columns built from checked samples
+    return SampleSequence(result, source=str(output), validate=False)
