@@ -1,14 +1,23 @@
 """A local stand-in for the SDVM service on 127.0.0.1: the /audit, /fix and /refine JSON the
-SDK sends, deterministic verdicts, and faults on demand."""
+SDK sends, deterministic verdicts, faults on demand, an answer delay, and a count of the
+requests in flight."""
 
 from __future__ import annotations
 
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 RESULT_KEY = {"/audit": "audited_data", "/fix": "fixed_data", "/refine": "refined_data"}
+STATUS: dict[str, tuple[int, Any]] = {
+    "402": (402, {"detail": "Insufficient credits."}),
+    "429": (429, {"detail": "slow down"}),
+    "500": (500, {"detail": "internal error"}),
+    "malformed": (200, {"unexpected": []}),
+    "drop": (0, None),
+}
 
 
 def verdict(sample: dict[str, Any]) -> dict[str, Any]:
@@ -30,17 +39,39 @@ def fixed(sample: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 128  # the default 5 drops connections under concurrent requests
+    daemon_threads = True
+
+
 class StubService:
-    """Answers like the service; ``faults`` is consumed one per request ("429", "500", "drop",
-    "malformed", "401", "402"); ``requests`` records what arrived."""
+    """Answers like the service, each request ``delay`` seconds after it arrived.
+
+    ``faults`` is consumed one per request in the order they arrive; ``batch_faults`` maps a
+    batch's first row to the faults its own requests meet, one per request (deterministic when
+    requests run concurrently). A fault is "429", "500", "drop", "401", "402", or a malformed
+    answer: "malformed" (no result list), "short" (one sample fewer), "duplicate" (the first
+    sample twice), "extra-changed" (a key added to the first sample's extra). ``requests`` records what arrived,
+    ``answered_rows`` the rows answered, ``most_in_flight`` the most requests held at once.
+    """
 
     def __init__(
-        self, key: str = "sk-test-secret-key-123", faults: list[str] | None = None
+        self,
+        key: str = "sk-test-secret-key-123",
+        faults: list[str] | None = None,
+        *,
+        batch_faults: dict[int, list[str]] | None = None,
+        delay: float = 0.0,
     ) -> None:
         self.key = key
         self.faults = list(faults or [])
+        self.batch_faults = {row: list(f) for row, f in (batch_faults or {}).items()}
+        self.delay = delay
         self.requests: list[dict[str, Any]] = []
         self.answered_rows: list[int] = []
+        self.in_flight = 0
+        self.most_in_flight = 0
+        self.lock = threading.Lock()
         stub = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -48,31 +79,46 @@ class StubService:
                 pass
 
             def do_POST(self) -> None:
+                arrived = time.monotonic()
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 data = body["data"]
-                stub.requests.append(
-                    {
-                        "path": self.path,
-                        "rows": [d.get("sdvm_hf_row") for d in data],
-                        "conventions": body.get("conventions"),
-                        "config": body.get("config"),
-                        "size": len(data),
-                    }
-                )
-                fault = stub.faults.pop(0) if stub.faults else "ok"
+                rows = [d.get("sdvm_hf_row") for d in data]
+                with stub.lock:
+                    stub.requests.append(
+                        {
+                            "path": self.path,
+                            "rows": rows,
+                            "conventions": body.get("conventions"),
+                            "config": body.get("config"),
+                            "size": len(data),
+                        }
+                    )
+                    own = stub.batch_faults.get(rows[0]) if rows else None
+                    queue = own or stub.faults
+                    fault = queue.pop(0) if queue else "ok"
+                    stub.in_flight += 1
+                    stub.most_in_flight = max(stub.most_in_flight, stub.in_flight)
+                try:
+                    status, payload = self.answer(data, fault)
+                    raw = json.dumps(payload).encode()
+                    time.sleep(max(0.0, stub.delay - (time.monotonic() - arrived)))
+                    if status == 0:  # "drop": close the connection without an answer
+                        self.close_connection = True
+                        return
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(raw)))
+                    self.end_headers()
+                    self.wfile.write(raw)
+                finally:
+                    with stub.lock:
+                        stub.in_flight -= 1
+
+            def answer(self, data: list[dict[str, Any]], fault: str) -> tuple[int, Any]:
                 if self.headers.get("Authorization") != f"Bearer {stub.key}" or fault == "401":
-                    return self.reply(401, {"detail": "Invalid or revoked API key."})
-                if fault == "402":
-                    return self.reply(402, {"detail": "Insufficient credits."})
-                if fault == "429":
-                    return self.reply(429, {"detail": "slow down"})
-                if fault == "500":
-                    return self.reply(500, {"detail": "internal error"})
-                if fault == "drop":
-                    self.close_connection = True
-                    return None
-                if fault == "malformed":
-                    return self.reply(200, {"unexpected": []})
+                    return 401, {"detail": "Invalid or revoked API key."}
+                if fault in STATUS:
+                    return STATUS[fault]
                 if self.path == "/audit":
                     out = [{**d, "audit": verdict(d)} for d in data]
                 elif self.path == "/fix":
@@ -82,18 +128,18 @@ class StubService:
                         {**fixed(d), "audit": verdict(d), "reaudit": verdict(fixed(d))}
                         for d in data
                     ]
-                stub.answered_rows += [d["sdvm_hf_row"] for d in data]
-                return self.reply(200, {RESULT_KEY[self.path]: out})
+                if fault == "short":
+                    out = out[:-1]
+                elif fault == "duplicate":
+                    out = [out[0], *out[:-1]]
+                elif fault == "extra-changed":
+                    out = [{**out[0], "stub_added": True}, *out[1:]]  # extra is flat on the wire
+                else:
+                    with stub.lock:
+                        stub.answered_rows += [d["sdvm_hf_row"] for d in data]
+                return 200, {RESULT_KEY[self.path]: out}
 
-            def reply(self, status: int, payload: dict[str, Any]) -> None:
-                raw = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(raw)))
-                self.end_headers()
-                self.wfile.write(raw)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = _Server(("127.0.0.1", 0), Handler)
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     @property

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +33,8 @@ def add_commands(commands: Any) -> None:
             f"""export SDVM_API_KEY=...   # read from the environment, never printed or written
   sdvm-hf {stage} out/hellaswag.parquet -o out/hellaswag.{stage}.parquet --dataset hellaswag
 
-An interrupted run resumes where it stopped: rerun the same command.""",
+An interrupted run (Ctrl-C, no credits, a network failure) resumes where it stopped: rerun
+the same command. Finished batches wait in OUT.parts/ and are reused only for the same rows.""",
         )
         command.add_argument("file", type=Path, help="a sample file (.parquet or .jsonl)")
         command.add_argument(
@@ -50,23 +53,41 @@ An interrupted run resumes where it stopped: rerun the same command.""",
             default=MAX_BATCH,
             help=f"samples per request, at most {MAX_BATCH}",
         )
+        command.add_argument(
+            "--concurrency",
+            type=int,
+            default=4,
+            help="requests in flight at once (default: 4)",
+        )
         command.set_defaults(run=_run, stage=stage)
 
 
 def _run(args: argparse.Namespace) -> int:
+    if not args.verbose:  # one line per request is noise; -v shows them
+        logging.getLogger("httpx").setLevel(logging.WARNING)
     conventions = args.conventions
     if conventions is None and args.dataset:
         conventions = PRESETS[args.dataset].conventions
     check_output(args.output, [args.file])
-    result = run_stage(
-        read_samples(args.file),
-        args.stage,
-        args.output,
-        api_key=os.environ.get("SDVM_API_KEY", ""),
-        base_url=args.base_url,
-        conventions=conventions,
-        batch_size=args.batch_size,
-        retry=args.retry,
-    )
+    try:
+        result = run_stage(
+            read_samples(args.file),
+            args.stage,
+            args.output,
+            api_key=os.environ.get("SDVM_API_KEY", ""),
+            base_url=args.base_url,
+            conventions=conventions,
+            batch_size=args.batch_size,
+            concurrency=args.concurrency,
+            retry=args.retry,
+        )
+    except KeyboardInterrupt:
+        parts = args.output.with_name(args.output.name + ".parts")
+        kept = f"finished batches are kept in {parts}, " if parts.is_dir() else ""
+        print(
+            f"sdvm-hf {args.stage}: interrupted; {kept}rerun the same command to resume",
+            file=sys.stderr,
+        )
+        return 130
     print_summary(summarize(result.table))
     return 0

@@ -1,33 +1,46 @@
 """Send samples through the SDVM models with the official SDK, batch by batch, resumably.
 
-Each request carries at most 100 samples (the service's limit). Every sample carries a
-stable row id in ``extra`` (:data:`ROW_ID`), so each returned sample joins back to the row it
-came from; the id is checked and removed again, so ``extra`` comes back untouched. Each
-returned batch is written to its own Parquet part (atomically) before the next is sent: a
-rerun after a crash or Ctrl-C skips the parts already there, so no finished batch is sent
-twice and none is lost. HTTP 429 is retried with exponential backoff, as are 5xx answers and
-dropped connections (a few times); 401 and 402 stop at once. The API key is handed to the SDK
-and never written or logged.
+Each request carries at most 100 samples (the service's limit); up to ``concurrency``
+requests are in flight at once (the SDK's async clients), and the output keeps the input's
+order. Every sample carries a stable row id in ``extra`` (:data:`ROW_ID`), so each returned
+sample joins back to the row it came from; the id is checked and removed again, so ``extra``
+comes back untouched.
+
+Each returned batch is written to its own Parquet part (atomically) before it counts as done.
+A part records what produced it: the stage, batch size and conventions, and a hash of its
+input rows (every column, the logical values, so a slice and an equal standalone table agree).
+A rerun reuses a part only when that record matches; a batch whose rows changed is sent again,
+and parts of a different stage, batch size or conventions are refused. HTTP 429 makes every
+worker wait (one shared gate, exponential backoff); 5xx answers and dropped connections are
+retried a few times; 401 and 402 stop at once. A stop, an error or Ctrl-C cancels the requests
+in flight (they are sent again on rerun) and keeps every finished part. The API key is handed
+to the SDK and never written or logged.
+
+Over 300 lines: the batching, resume record, retries and scheduling are one state machine
+whose invariants (a batch is done only once its part is written) read best in one place.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
+import inspect
+import itertools
 import json
 import logging
 import shutil
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 
-from sdvm_hf._atomic import atomic_path
 from sdvm_hf.arrow._codec import changeable_columns
 from sdvm_hf.arrow.sequence import SampleSequence
-from sdvm_hf.files import read_parquet, write_table
+from sdvm_hf.files import write_table
 from sdvm_hf.samples import MultipleChoiceSample
 
 log = logging.getLogger(__name__)
@@ -42,6 +55,12 @@ ROW_ID = "sdvm_hf_row"
 INSTALL_HINT = (
     "the SDVM round trip needs the sdvm SDK (Python >= 3.12): pip install 'sdvm-hf[sdvm]'"
 )
+RESUME = "finished batches are kept; rerun the same command to resume"
+_RUN_KEY = b"sdvm_hf.run"
+_ROWS_KEY = b"sdvm_hf.rows"
+
+T = TypeVar("T")
+Call = Callable[[list[Any]], Awaitable[list[Any]]]
 
 
 class ServiceError(RuntimeError):
@@ -56,18 +75,30 @@ class Retry:
     """How often and how patiently to retry."""
 
     rate_limited: int = 8
-    """Attempts after an HTTP 429."""
+    """Attempts per batch after an HTTP 429."""
     transient: int = 3
-    """Attempts after a 5xx answer or a dropped connection."""
+    """Attempts per batch after a 5xx answer or a dropped connection."""
     backoff: float = 1.0
     """Seconds before the first retry; doubled each time."""
-    sleep: Callable[[float], None] = field(default=time.sleep, compare=False, repr=False)
-    """How to wait (tests pass one that records the waits)."""
+    sleep: Callable[[float], Awaitable[None] | None] = field(
+        default=asyncio.sleep, compare=False, repr=False
+    )
+    """How to wait: a function or a coroutine function (tests pass one that records)."""
+
+    async def wait(self, seconds: float) -> None:
+        """Wait ``seconds`` with :attr:`sleep`."""
+        waited = self.sleep(seconds)
+        if inspect.isawaitable(waited):
+            await waited
+
+
+# -- the SDK -------------------------------------------------------------------------------
 
 
 def _client(
     stage: Stage, api_key: str, base_url: str | None, conventions: str | None, timeout: float
-) -> Callable[[list[Any]], list[Any]]:
+) -> tuple[Call, Callable[[], Awaitable[None]]]:
+    """How to send one batch with the SDK's async client, and how to close it afterwards."""
     try:
         import sdvm
     except ImportError:
@@ -75,14 +106,25 @@ def _client(
     client_args: dict[str, Any] = {"api_key": api_key, "timeout": timeout}
     if base_url:
         client_args["base_url"] = base_url
+    runner: Any
     if stage == "audit":
-        auditor = sdvm.Auditor(**client_args)
-        return lambda batch: auditor.run(batch, conventions=conventions)
-    if stage == "fix":
-        fixer = sdvm.Fixer(**client_args)
-        return lambda batch: fixer.run(batch, conventions=conventions)
-    refinery = sdvm.Refinery(conventions=conventions, **client_args)
-    return lambda batch: refinery.run(batch)
+        runner = sdvm.AsyncAuditor(**client_args)
+        call: Call = lambda batch: runner.run(batch, conventions=conventions)  # noqa: E731
+    elif stage == "fix":
+        runner = sdvm.AsyncFixer(**client_args)
+        call = lambda batch: runner.run(batch, conventions=conventions)  # noqa: E731
+    else:
+        runner = sdvm.AsyncRefinery(conventions=conventions, **client_args)
+        call = lambda batch: runner.run(batch)  # noqa: E731
+
+    async def close() -> None:
+        # The SDK (0.1.5) has no close(); its httpx.AsyncClient is closed here so that no
+        # connection outlives the event loop (a request cancelled by Ctrl-C leaves one open).
+        http = getattr(getattr(runner, "_client", None), "_http", None)
+        if http is not None:
+            await http.aclose()
+
+    return call, close
 
 
 def _classify(error: BaseException) -> tuple[str, str]:
@@ -104,6 +146,69 @@ def _classify(error: BaseException) -> tuple[str, str]:
     return "stop", f"malformed response ({type(error).__name__}: {error})"
 
 
+class _Gate:
+    """The shared HTTP 429 backoff: while one worker waits out a rate limit, none sends."""
+
+    def __init__(self, retry: Retry) -> None:
+        self.retry = retry
+        self.open = asyncio.Event()
+        self.open.set()
+        self.delay = retry.backoff
+
+    async def back_off(self, label: str) -> None:
+        if not self.open.is_set():  # another worker is already waiting it out
+            await self.open.wait()
+            return
+        self.open.clear()
+        log.warning("%s: rate limited (HTTP 429); every request waits %.1fs", label, self.delay)
+        try:
+            await self.retry.wait(self.delay)
+            self.delay *= 2
+        finally:
+            self.open.set()
+
+    def passed(self) -> None:
+        self.delay = self.retry.backoff
+
+
+async def _send(
+    call: Call, sent: list[MultipleChoiceSample], label: str, gate: _Gate, slots: asyncio.Semaphore
+) -> Any:
+    """The service's answer to one batch; a request holds one of ``slots`` while in flight."""
+    retry = gate.retry
+    attempts = {"retry-429": 0, "retry": 0}
+    limits = {"retry-429": retry.rate_limited, "retry": retry.transient}
+    delay = retry.backoff
+    while True:
+        async with slots:
+            await gate.open.wait()  # holding a slot: no request leaves while the gate is shut
+            try:
+                returned = await call(sent)
+            except Exception as error:  # the SDK's errors, httpx's, and a malformed body
+                failure: Exception | None = error
+            else:
+                failure = None
+                gate.passed()
+        if failure is None:
+            await asyncio.sleep(0)  # let the next batch take the slot before this one is joined
+            return returned
+        kind, message = _classify(failure)
+        if kind == "stop":
+            raise ServiceError(f"{label}: {message}; {RESUME}") from None
+        attempts[kind] += 1
+        if attempts[kind] > limits[kind]:
+            raise ServiceError(f"{label}: {message}, {attempts[kind]} times; {RESUME}") from None
+        if kind == "retry-429":
+            await gate.back_off(label)
+        else:
+            log.warning("%s: %s; retrying in %.1fs", label, message, delay)
+            await retry.wait(delay)
+            delay *= 2
+
+
+# -- the join ------------------------------------------------------------------------------
+
+
 def _with_ids(batch: SampleSequence, start: int) -> list[MultipleChoiceSample]:
     tagged = []
     for offset, sample in enumerate(batch):
@@ -118,36 +223,34 @@ def _join(
     sent: Sequence[MultipleChoiceSample], returned: Any, label: str
 ) -> list[MultipleChoiceSample]:
     """The returned samples in the order sent, ids removed; ServiceError if they do not match."""
+
+    def malformed(what: str) -> ServiceError:
+        return ServiceError(f"{label}: malformed response: {what}; {RESUME}")
+
     if not isinstance(returned, list) or len(returned) != len(sent):
         count = len(returned) if isinstance(returned, list) else type(returned).__name__
-        raise ServiceError(f"{label}: malformed response: sent {len(sent)} samples, got {count}")
+        raise malformed(f"sent {len(sent)} samples, got {count}")
     by_id: dict[int, MultipleChoiceSample] = {}
     for item in returned:
         try:
             sample = MultipleChoiceSample.from_dict(item.to_dict())
         except (AttributeError, ValueError) as error:
-            raise ServiceError(f"{label}: malformed response: {error}") from None
+            raise malformed(str(error)) from None
         row = sample.extra.get(ROW_ID)
         if not isinstance(row, int) or row in by_id:
-            raise ServiceError(
-                f"{label}: malformed response: a sample without a row id of its own ({row!r})"
-            )
+            raise malformed(f"a sample without a row id of its own ({row!r})")
         extra = {key: value for key, value in sample.extra.items() if key != ROW_ID}
         by_id[row] = sample.model_copy(update={"extra": extra})
     out = []
     for original in sent:
         row = original.extra[ROW_ID]
         if row not in by_id:
-            raise ServiceError(f"{label}: malformed response: row {row} did not come back")
+            raise malformed(f"row {row} did not come back")
         back = by_id[row]
         if back.extra != {k: v for k, v in original.extra.items() if k != ROW_ID}:
-            raise ServiceError(
-                f"{label}: malformed response: row {row} came back with its extra changed"
-            )
+            raise malformed(f"row {row} came back with its extra changed")
         if type(back) is not type(original):
-            raise ServiceError(
-                f"{label}: malformed response: row {row} came back as {type(back).__name__}"
-            )
+            raise malformed(f"row {row} came back as {type(back).__name__}")
         out.append(back)
     return out
 
@@ -164,14 +267,116 @@ def _part_table(source: pa.Table, returned: Sequence[MultipleChoiceSample]) -> p
     return source
 
 
-def _fingerprint(samples: SampleSequence, stage: Stage, batch_size: int) -> str:
-    digest = hashlib.sha256(f"{stage}/{batch_size}/{len(samples)}/{samples.table.schema}".encode())
-    for column in ("context", "answer_index"):
-        for chunk in samples.table.column(column).chunks:
-            for buffer in chunk.buffers():
-                if buffer is not None:
-                    digest.update(memoryview(buffer))
-    return digest.hexdigest()
+# -- the parts: what each finished batch was made from -------------------------------------
+
+
+def _rows_hash(batch: pa.Table) -> str:
+    """A hash of a batch's rows: its column types and every logical value, in order.
+
+    Computed from the values (not the buffers), so a slice of a larger table and an equal
+    standalone table hash alike, and any change in any column changes the hash.
+    """
+    schema = batch.schema.remove_metadata()
+    rows = json.dumps(batch.to_pylist(), ensure_ascii=False, default=repr)
+    return hashlib.sha256(f"{schema}\n{rows}".encode()).hexdigest()
+
+
+@dataclass
+class _Parts:
+    """The folder of finished batches, ``<output>.parts/batch-NNNNNN.parquet``."""
+
+    folder: Path
+    run: dict[str, Any]
+    """The stage, batch size and conventions: parts of another run are refused."""
+
+    def path(self, number: int) -> Path:
+        return self.folder / f"batch-{number:06d}.parquet"
+
+    def finished(self, number: int, batch: pa.Table) -> bool:
+        """Whether batch ``number`` has a part made from exactly these rows in this run."""
+        part = self.path(number)
+        if not part.exists():
+            return False
+        meta = pq.read_schema(part).metadata or {}
+        recorded = json.loads(meta.get(_RUN_KEY, b"{}"))
+        if recorded != self.run:
+            differ = [
+                f"{key} {recorded.get(key)!r}, not {value!r}"
+                for key, value in self.run.items()
+                if recorded.get(key) != value
+            ]
+            raise ServiceError(
+                f"{self.folder} holds the parts of another run ({'; '.join(differ)}); "
+                "rerun with the same options, or remove it to start over"
+            )
+        if meta.get(_ROWS_KEY, b"").decode() != _rows_hash(batch):
+            log.warning("batch %d: its input rows changed since it was sent; resending", number)
+            return False
+        return True
+
+    def write(self, number: int, source: pa.Table, part: pa.Table) -> None:
+        meta = {
+            **(source.schema.metadata or {}),
+            _RUN_KEY: json.dumps(self.run).encode(),
+            _ROWS_KEY: _rows_hash(source).encode(),
+        }
+        write_table(part.replace_schema_metadata(meta), self.path(number))
+
+    def read(self, number: int, metadata: dict[bytes, bytes] | None) -> pa.Table:
+        # checked as a whole by SampleSequence once the parts are joined
+        return pq.read_table(self.path(number)).replace_schema_metadata(metadata)
+
+    def drop_if_empty(self) -> None:
+        if self.folder.is_dir() and not any(self.folder.glob("batch-*.parquet")):
+            shutil.rmtree(self.folder)
+
+
+# -- scheduling ----------------------------------------------------------------------------
+
+
+async def _drive(
+    todo: Iterable[int],
+    work: Callable[[int], Coroutine[Any, Any, None]],
+    tasks: int,
+    done: Callable[[int], None],
+) -> None:
+    """Run ``work`` on each number, at most ``tasks`` at once; ``done`` after each.
+
+    The first error (or a cancel, as Ctrl-C makes) cancels the work in flight and is raised
+    once it has stopped.
+    """
+    queue = iter(todo)
+    running: dict[asyncio.Task[None], int] = {}
+    try:
+        while True:
+            for number in itertools.islice(queue, tasks - len(running)):
+                running[asyncio.create_task(work(number))] = number
+            if not running:
+                return
+            finished, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+            failure: BaseException | None = None
+            for task in sorted(finished, key=running.__getitem__):
+                number = running.pop(task)
+                if task.exception() is None:
+                    done(number)
+                elif failure is None:
+                    failure = task.exception()
+            if failure is not None:
+                raise failure
+    finally:
+        for task in running:
+            task.cancel()
+        await asyncio.gather(*running, return_exceptions=True)
+
+
+def _run_async(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """Run a coroutine to its end, also from code already inside an event loop (Jupyter)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(make())
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(lambda: asyncio.run(make())).result()
 
 
 def _progress(total: int, done: int, label: str) -> Any:
@@ -193,14 +398,19 @@ def run_stage(
     base_url: str | None = None,
     conventions: str | None = None,
     batch_size: int = MAX_BATCH,
+    concurrency: int = 4,
     retry: Retry = Retry(),
     timeout: float = 120.0,
+    on_batch: Callable[[int], None] | None = None,
 ) -> SampleSequence:
     """Send ``samples`` through ``stage`` ("audit", "fix" or "refine"); write and return the result.
 
-    The result has the input's order and schema, with the stage blocks filled in. Finished
-    batches wait in ``<output>.parts/`` until the whole run is done; rerunning the same call
-    resumes from there.
+    The result has the input's order and schema, with the stage blocks filled in. Up to
+    ``concurrency`` requests are in flight at once. Finished batches wait in
+    ``<output>.parts/`` until the whole run is done; rerunning the same call resumes from
+    there, reusing a batch only if its input rows are the same. ``on_batch`` is called with
+    each batch's number once its part is written; an exception it raises stops the run as
+    Ctrl-C does (requests in flight are dropped, finished parts kept).
     """
     if stage not in STAGES:
         raise ValueError(f"stage must be one of {', '.join(STAGES)}, got {stage!r}")
@@ -208,69 +418,73 @@ def run_stage(
         raise ValueError(
             f"batch_size must be 1..{MAX_BATCH} (the service's limit), got {batch_size}"
         )
+    if concurrency < 1:
+        raise ValueError(f"concurrency must be at least 1, got {concurrency}")
     if not api_key:
         raise ServiceError("no API key: set SDVM_API_KEY")
     output = Path(output)
-    parts = output.with_name(output.name + ".parts")
-    parts.mkdir(parents=True, exist_ok=True)
-    stamp = parts / "run.json"
-    fingerprint = _fingerprint(samples, stage, batch_size)
-    if stamp.exists() and json.loads(stamp.read_text())["fingerprint"] != fingerprint:
-        raise ServiceError(
-            f"{parts} holds the parts of another run (other input, stage or batch size); "
-            "remove it to start over"
-        )
-    with atomic_path(stamp) as tmp:
-        tmp.write_text(
-            json.dumps({"stage": stage, "rows": len(samples), "fingerprint": fingerprint})
-        )
-    call = _client(stage, api_key, base_url, conventions, timeout)
+    parts = _Parts(
+        output.with_name(output.name + ".parts"),
+        {
+            "stage": stage,
+            "batch_size": batch_size,
+            "conventions": conventions and hashlib.sha256(conventions.encode()).hexdigest()[:16],
+        },
+    )
     starts = range(0, len(samples), batch_size)
-    done = sum(1 for n in range(len(starts)) if (parts / f"batch-{n:06d}.parquet").exists())
-    if done:
-        log.info("resuming %s: %d of %d batches already done", stage, done, len(starts))
-    with _progress(len(starts), done, stage) as bar:
-        for number, start in enumerate(starts):
-            part = parts / f"batch-{number:06d}.parquet"
-            if part.exists():
-                continue
-            batch = samples[start : start + batch_size]
-            label = f"batch {number} (rows {start}..{start + len(batch) - 1})"
-            sent = _with_ids(batch, start)
-            returned = _send(call, sent, label, retry)
-            write_table(_part_table(batch.table, _join(sent, returned, label)), part)
+    todo = [
+        n
+        for n, start in enumerate(starts)
+        if not parts.finished(n, samples.table.slice(start, batch_size))
+    ]
+    if len(todo) < len(starts):
+        log.info(
+            "resuming %s: %d of %d batches already done",
+            stage,
+            len(starts) - len(todo),
+            len(starts),
+        )
+    call, close = _client(stage, api_key, base_url, conventions, timeout)
+
+    async def work(number: int, gate: _Gate, slots: asyncio.Semaphore) -> None:
+        start = starts[number]
+        batch = samples[start : start + batch_size]
+        label = f"batch {number} (rows {start}..{start + len(batch) - 1})"
+        sent = _with_ids(batch, start)  # no await before the slot: batches queue in order
+        returned = await _send(call, sent, label, gate, slots)
+
+        # Joining and writing run in a thread, so the event loop stays free to send the next
+        # requests; a write under way when the run stops still completes (atomically).
+
+        def finish() -> None:
+            joined = _join(sent, returned, label)
+            parts.write(number, batch.table, _part_table(batch.table, joined))
+
+        await asyncio.to_thread(finish)
+
+    with _progress(len(starts), len(starts) - len(todo), stage) as bar:
+
+        def done(number: int) -> None:
             bar.update(1)
-    tables = [read_parquet(parts / f"batch-{n:06d}.parquet").table for n in range(len(starts))]
+            if on_batch is not None:
+                on_batch(number)
+
+        async def everything() -> None:
+            gate, slots = _Gate(retry), asyncio.Semaphore(concurrency)
+            try:  # twice the tasks as slots: a batch being joined and written holds none
+                await _drive(todo, lambda n: work(n, gate, slots), 2 * concurrency, done)
+            finally:
+                await close()
+
+        try:
+            _run_async(everything)
+        except BaseException:
+            parts.drop_if_empty()
+            raise
+    metadata = samples.table.schema.metadata
+    tables = [parts.read(n, metadata) for n in range(len(starts))]
     result = pa.concat_tables(tables) if tables else samples.table
     write_table(result, output)
-    shutil.rmtree(parts)
-    return SampleSequence(result, source=str(output))
-
-
-def _send(
-    call: Callable[[list[Any]], list[Any]],
-    sent: list[MultipleChoiceSample],
-    label: str,
-    retry: Retry,
-) -> list[Any]:
-    attempts = {"retry-429": 0, "retry": 0}
-    limits = {"retry-429": retry.rate_limited, "retry": retry.transient}
-    delay = retry.backoff
-    while True:
-        try:
-            return call(sent)
-        except Exception as error:  # the SDK's errors, httpx's, and a malformed body
-            kind, message = _classify(error)
-            if kind == "stop":
-                raise ServiceError(
-                    f"{label}: {message}; batches before it are kept, rerun to resume"
-                ) from None
-            attempts[kind] += 1
-            if attempts[kind] > limits[kind]:
-                raise ServiceError(
-                    f"{label}: {message}, {attempts[kind]} times; "
-                    "batches before it are kept, rerun to resume"
-                ) from None
-            log.warning("%s: %s; retrying in %.1fs", label, message, delay)
-            retry.sleep(delay)
-            delay *= 2
+    shutil.rmtree(parts.folder, ignore_errors=True)
+    # every part is the checked input's rows with columns built from checked samples
+    return SampleSequence(result, source=str(output), validate=False)
