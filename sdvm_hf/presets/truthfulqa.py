@@ -1,11 +1,11 @@
 """TruthfulQA (``truthfulqa/truthful_qa``, ``multiple_choice``) as question-answer samples.
 
 The context is ``question``. The single-answer task is ``mc1_targets``, a struct of two
-lists: the choices are ``mc1_targets.choices`` (4 to 13 of them) and ``mc1_targets.labels``
-(int32 flags, one per choice) marks the correct one with a ``1``; a row whose flags hold no
-``1``, or more than one, is a bad row, named. ``mc2_targets`` (the multiple-true-answer
-task, several ``1`` s) travels in ``extra`` unchanged, as a struct with its int32 labels.
-The configuration has one split, ``validation``.
+lists: the choices are ``mc1_targets.choices`` (the card says 4 or 5; rows with 7 occur),
+and ``mc1_targets.labels`` (int32 flags, one per choice) marks the correct one with a ``1``;
+a row whose flags hold no ``1``, or more than one, is a bad row, named. ``mc2_targets`` (the
+multiple-true-answer task, several ``1`` s) travels in ``extra`` unchanged, as a struct with
+its int32 labels. The configuration has one split, ``validation``.
 """
 
 from __future__ import annotations
