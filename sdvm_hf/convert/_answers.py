@@ -166,8 +166,6 @@ def _one_based_to_index(raw: pa.Array, where: str) -> pa.Array:
         fits = pc.less_equal(raw, 2**62) if pa.types.is_unsigned_integer(raw.type) else None
         index = (raw if fits is None else pc.if_else(fits, raw, None)).cast(pa.int64())
         return pc.subtract(index, 1)
-    if pa.types.is_null(raw.type):
-        return pa.nulls(len(raw), pa.int64())
     if is_text(raw.type):
         text = pc.utf8_trim_whitespace(raw)
         digits = pc.fill_null(pc.match_substring_regex(text, _ONE_BASED), False)
