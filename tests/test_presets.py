@@ -271,8 +271,10 @@ def test_the_command_reports_a_withheld_split_in_the_rejects(
     out = tmp_path / "swag.parquet"
     fixture = str(FIXTURES / "swag" / "regular-test.parquet")
     args = ["convert", "swag", "--data-files", fixture, "--split", "test", "--on-error", "skip"]
-    assert main([*args, "-o", str(out)]) == 0
-    assert "samples out:  0" in capsys.readouterr().out
+    assert main([*args, "-o", str(out)]) == 1  # every row rejected: no sample file
+    printed = capsys.readouterr()
+    assert "samples out:  0" in printed.out
+    assert "every one of the 4 rows was rejected" in printed.err and not out.exists()
     rejects = (tmp_path / "swag.rejects.jsonl").read_text().splitlines()
     assert len(rejects) == 4 and all("withheld" in line for line in rejects)
 
