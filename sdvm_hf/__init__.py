@@ -42,9 +42,17 @@ from sdvm_hf.files import (
 )
 from sdvm_hf.jobs import convert_to_files, inspect_file, report_file, validate_file
 from sdvm_hf.load.loaders import StreamingSamples, load_multiple_choice, load_preset
+from sdvm_hf.presets.arc import ARC, load_arc
+from sdvm_hf.presets.commonsense_qa import COMMONSENSE_QA, load_commonsense_qa
 from sdvm_hf.presets.hellaswag import HELLASWAG, load_hellaswag
 from sdvm_hf.presets.mmlu import MMLU_LAYOUTS, detect_mmlu_layout, load_mmlu
+from sdvm_hf.presets.openbookqa import OPENBOOKQA, load_openbookqa
+from sdvm_hf.presets.piqa import PIQA, load_piqa
 from sdvm_hf.presets.registry import PRESETS
+from sdvm_hf.presets.social_i_qa import SOCIAL_I_QA, load_social_i_qa
+from sdvm_hf.presets.swag import SWAG, load_swag
+from sdvm_hf.presets.truthfulqa import TRUTHFULQA, load_truthfulqa
+from sdvm_hf.presets.winogrande import WINOGRANDE, load_winogrande
 from sdvm_hf.report import report_html
 from sdvm_hf.samples import (
     MultipleChoiceCompletionSample,
@@ -57,9 +65,17 @@ from sdvm_hf.summary import Summary, summarize
 __version__ = _version("sdvm-hf")
 
 __all__ = [
+    "ARC",
+    "COMMONSENSE_QA",
     "HELLASWAG",
     "MMLU_LAYOUTS",
+    "OPENBOOKQA",
+    "PIQA",
     "PRESETS",
+    "SOCIAL_I_QA",
+    "SWAG",
+    "TRUTHFULQA",
+    "WINOGRANDE",
     "Conversion",
     "ConversionError",
     "LayoutError",
@@ -81,10 +97,18 @@ __all__ = [
     "detect_mmlu_layout",
     "inspect_file",
     "iter_jsonl",
+    "load_arc",
+    "load_commonsense_qa",
     "load_hellaswag",
     "load_mmlu",
     "load_multiple_choice",
+    "load_openbookqa",
+    "load_piqa",
     "load_preset",
+    "load_social_i_qa",
+    "load_swag",
+    "load_truthfulqa",
+    "load_winogrande",
     "read_jsonl",
     "read_parquet",
     "read_samples",

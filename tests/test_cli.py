@@ -118,6 +118,66 @@ def test_convert_generic(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     )
 
 
+GENERIC_AS_PRESETS = [
+    (
+        "arc",
+        "arc/ARC-Challenge-test.parquet",
+        "--context question --choices choices.text --answer answerKey --answer-format label "
+        "--labels choices.label",
+    ),
+    (
+        "social_i_qa",
+        "social_i_qa/default-validation.parquet",
+        "--context context question --choices answerA answerB answerC --answer label "
+        "--answer-format one_based --keep context question --rename context=situation",
+    ),
+    (
+        "winogrande",
+        "winogrande/winogrande_xl-validation.parquet",
+        "--context sentence --blank _ --choices option1 option2 --answer answer "
+        "--answer-format one_based --keep sentence option1 option2 answer --style continuation",
+    ),
+    (
+        "truthfulqa",
+        "truthfulqa/multiple_choice-validation.parquet",
+        "--context question --choices mc1_targets.choices --answer mc1_targets.labels "
+        "--answer-format one_hot",
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "file", "flags"), GENERIC_AS_PRESETS)
+def test_convert_generic_says_what_each_preset_says(
+    name: str, file: str, flags: str, tmp_path: Path
+) -> None:
+    out = {kind: tmp_path / f"{kind}.parquet" for kind in ("generic", "preset")}
+    source = ["--data-files", str(FIXTURES / file), "--split", "validation"]
+    assert main(["convert", "generic", *source, *flags.split(), "-o", str(out["generic"])]) == 0
+    assert main(["convert", name, *source, "-o", str(out["preset"])]) == 0
+    generic, preset = (pq.read_table(path) for path in out.values())
+    assert generic.equals(preset) and generic.num_rows > 0
+
+
+def test_convert_generic_drops_and_unnests(tmp_path: Path) -> None:
+    out = tmp_path / "aux.parquet"
+    fixture = str(FIXTURES / "mmlu" / "auxiliary_train.parquet")
+    args = ["convert", "generic", "--data-files", fixture, "--unnest", "train", "--drop", "subject"]
+    flags = ["--context", "question", "--choices", "choices", "--answer", "answer"]
+    assert main([*args, *flags, "-o", str(out)]) == 0
+    samples = read_parquet(out)
+    assert len(samples) > 0 and all(s.extra == {} for s in samples)
+
+
+def test_convert_generic_refuses_a_rename_without_a_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fixture = str(FIXTURES / "social_i_qa" / "default-validation.parquet")
+    args = ["convert", "generic", "--data-files", fixture, "--context", "context", "question"]
+    flags = ["--choices", "answerA", "answerB", "--answer", "label", "--rename", "context"]
+    assert main([*args, *flags, "-o", str(tmp_path / "x.parquet")]) != 0
+    assert "--rename takes COLUMN=KEY, got 'context'" in capsys.readouterr().err
+
+
 def test_inspect_summarises_classes_choices_positions_extra_and_verdicts(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

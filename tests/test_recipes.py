@@ -59,6 +59,36 @@ def test_mmlu_recipe_reports_rejects_by_reason_and_writes_them(tmp_path: Path) -
     assert len(read_parquet(tmp_path / "out" / "mmlu-test.parquet")) == 7
 
 
+def test_the_preset_recipe_runs_any_preset_and_reports_withheld_rows(tmp_path: Path) -> None:
+    fixtures = FIXTURES / "winogrande"
+    done = recipe(
+        "preset.py",
+        "winogrande",
+        "--data-files",
+        str(fixtures / "winogrande_xl-test.parquet"),
+        "--split",
+        "test",
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "samples out:  0" in done.stdout and "withheld" in done.stdout
+    answered = recipe(
+        "preset.py",
+        "winogrande",
+        "--data-files",
+        str(fixtures / "winogrande_xl-train.parquet"),
+        "--split",
+        "train",
+        cwd=tmp_path,
+    )
+    assert answered.returncode == 0, answered.stderr
+    samples = read_parquet(tmp_path / "out" / "winogrande-train.parquet")
+    assert list(samples) == read_jsonl(tmp_path / "out" / "winogrande-train.jsonl")
+    assert len(samples) == 4 and {s.style for s in samples} == {"continuation"}
+    unknown = recipe("preset.py", "nope", cwd=tmp_path)
+    assert unknown.returncode != 0 and "NAME is one of hellaswag, mmlu, arc" in unknown.stderr
+
+
 def test_map_pipeline_recipe_reads_back_as_typed_samples(tmp_path: Path) -> None:
     done = recipe(
         "map_pipeline.py", "--out", str(tmp_path / "map.parquet"), "--num-proc", "2", cwd=tmp_path

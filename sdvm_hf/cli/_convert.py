@@ -9,6 +9,7 @@ from typing import Any
 
 from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.cli._common import add_command, print_summary
+from sdvm_hf.convert._answers import ANSWER_FORMATS
 from sdvm_hf.convert.mapping import MultipleChoiceMapping
 from sdvm_hf.files import FORMATS
 from sdvm_hf.jobs import check_output, convert_to_files, write_rejects_beside
@@ -20,9 +21,13 @@ from sdvm_hf.summary import summarize
 EXAMPLE = """sdvm-hf convert hellaswag --bundled -o out/hellaswag.parquet
   sdvm-hf convert hellaswag --split validation -o out/hellaswag.parquet      (from the Hub)
   sdvm-hf convert mmlu --data-files mmlu/test/*.csv --on-error skip -o out/mmlu.jsonl
+  sdvm-hf convert arc --name ARC-Easy --split test -o out/arc.parquet
   sdvm-hf convert generic --hub allenai/ai2_arc --name ARC-Easy --split test \\
-      --context question --choices A B C D --answer answerKey --answer-format letter \\
-      --style qa -o out/arc.parquet"""
+      --context question --choices choices.text --answer answerKey --answer-format label \\
+      --labels choices.label --style qa -o out/arc.parquet
+  sdvm-hf convert generic --data-files siqa.parquet --context context question \\
+      --choices answerA answerB answerC --answer label --answer-format one_based \\
+      --keep context question --rename context=situation -o out/siqa.parquet"""
 
 
 def add_commands(commands: Any) -> None:
@@ -48,10 +53,35 @@ def add_commands(commands: Any) -> None:
     convert.add_argument("--revision", help="the Hub revision")
     convert.add_argument("--cache-dir", help="the datasets cache folder")
     generic = convert.add_argument_group("generic mapping")
-    generic.add_argument("--context", help="the context column")
-    generic.add_argument("--choices", nargs="+", help="one list column, or one column per choice")
+    generic.add_argument(
+        "--context",
+        nargs="+",
+        help="the context column, or several joined with --context-join (default: a space)",
+    )
+    generic.add_argument("--context-join", default=" ", help="the separator of a joined context")
+    generic.add_argument(
+        "--choices",
+        nargs="+",
+        help="one list column, or one column per choice (a struct field: choices.text)",
+    )
     generic.add_argument("--answer", help="the answer column")
-    generic.add_argument("--answer-format", choices=("index", "letter", "text"), default="index")
+    generic.add_argument("--answer-format", choices=ANSWER_FORMATS, default="index")
+    generic.add_argument(
+        "--labels", help="label: the list column the answer is matched against (choices.label)"
+    )
+    generic.add_argument("--blank", help="a blank in the context that the choices fill (_)")
+    generic.add_argument(
+        "--keep", nargs="+", default=(), metavar="COLUMN", help="used columns to keep in extra"
+    )
+    generic.add_argument(
+        "--rename", nargs="+", default=(), metavar="COLUMN=KEY", help="extra keys to rename"
+    )
+    generic.add_argument(
+        "--drop", nargs="+", default=(), metavar="COLUMN", help="columns to leave out of extra"
+    )
+    generic.add_argument(
+        "--unnest", metavar="COLUMN", help="a struct column whose fields are the row"
+    )
     generic.add_argument(
         "--style",
         choices=("qa", "continuation"),
@@ -77,14 +107,30 @@ def _mapping(args: argparse.Namespace) -> MultipleChoiceMapping:
     if missing:
         raise ValueError(f"give --{', --'.join(missing)}")
     choices = args.choices[0] if len(args.choices) == 1 else tuple(args.choices)
+    context = args.context[0] if len(args.context) == 1 else tuple(args.context)
+    rename = dict(_pair(item) for item in args.rename)
     return MultipleChoiceMapping(
         name=args.hub or "dataset",
-        context=args.context,
+        context=context,
+        context_join=args.context_join,
         choices=choices,
         answer=args.answer,
         answer_format=args.answer_format,
+        labels=args.labels,
+        blank=args.blank,
         style=args.style,
+        keep=tuple(args.keep),
+        rename=rename,
+        drop=tuple(args.drop),
+        unnest=args.unnest,
     )
+
+
+def _pair(item: str) -> tuple[str, str]:
+    column, sep, key = item.partition("=")
+    if not sep or not column or not key:
+        raise ValueError(f"--rename takes COLUMN=KEY, got {item!r}")
+    return column, key
 
 
 def _load(args: argparse.Namespace) -> SampleSequence:

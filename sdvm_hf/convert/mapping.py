@@ -15,6 +15,14 @@ description come:
 
 The batch and row forms run the table form, so the three cannot disagree.
 
+The shaping a dataset needs is part of the description too (see :mod:`._columns`): a struct
+field named by a dotted path (``choices="choices.text"``), a context joined from several
+columns, a sentence with a blank that the choices fill, source columns kept in ``extra``
+beside the fields made from them, and extra keys renamed.
+
+This module is longer than ~300 lines because the table form is one vectorised pass whose
+steps (columns, choices, answer, extra, problems) read best together.
+
 >>> import pyarrow as pa
 >>> arc = MultipleChoiceMapping(name="arc", context="question", choices=("A", "B", "C"),
 ...                             answer="key", answer_format="letter")
@@ -40,8 +48,9 @@ from sdvm_hf.arrow._validate import found, is_list, json_type_problem
 from sdvm_hf.arrow.rejects import Rejects, json_line
 from sdvm_hf.arrow.schema import JSON_EXTRA, sample_schema
 from sdvm_hf.arrow.sequence import SampleSequence
-from sdvm_hf.convert._answers import AnswerFormat, answer_index, expected_answer
+from sdvm_hf.convert._answers import ANSWER_FORMATS, AnswerFormat, answer_index, expected_answer
 from sdvm_hf.convert._cells import choices_from_columns, choices_from_list, is_text, safe_cast
+from sdvm_hf.convert._columns import fill_blank, flatten_paths, join_columns
 from sdvm_hf.errors import ConversionError, LayoutError, PathPart, Problem
 from sdvm_hf.samples import MultipleChoiceSample
 
@@ -103,28 +112,68 @@ class MultipleChoiceMapping:
 
     name: str
     """The dataset's name, used in error messages (``"hellaswag"``)."""
-    context: str
-    """The column holding the context (stem or question)."""
+    context: str | tuple[str, ...]
+    """The column holding the context (stem or question), or several text columns joined
+    with :attr:`context_join` (Social IQa's ``("context", "question")``)."""
     choices: str | tuple[str, ...]
-    """One list column, or several columns (``("A", "B", "C", "D")``), one per choice."""
+    """One list column, or several columns (``("A", "B", "C", "D")``), one per choice. A
+    field of a struct column is named by its path: ``"choices.text"``."""
     answer: str
-    """The column holding the correct answer."""
+    """The column holding the correct answer (a struct field by its path, too)."""
     answer_format: AnswerFormat = "index"
-    """``"index"`` (an int, or a string of digits), ``"letter"`` (``"A"`` is the first
-    choice) or ``"text"`` (the text of the correct choice)."""
+    """``"index"`` (an int, or its exact spelling as text), ``"one_based"`` (``1`` or ``"1"``
+    is the first choice), ``"letter"`` (``"A"`` is the first choice), ``"text"`` (the text of
+    the correct choice), ``"label"`` (one of the row's :attr:`labels`) or ``"one_hot"`` (a
+    list of 0/1 flags, one per choice, exactly one 1); see :mod:`._answers`."""
+    labels: str | None = None
+    """For ``answer_format="label"``: the list column of the choices' labels
+    (``"choices.label"``), which the answer is matched against."""
+    context_join: str = " "
+    """The separator between the columns of a context built from several."""
+    blank: str | None = None
+    """A blank in the context column (Winogrande's ``"_"``): the context is the text before
+    it (trailing whitespace removed) and each choice is the choice followed by the text
+    after it; a row without exactly one blank, or with nothing before it, is a bad row."""
+    keep: tuple[str, ...] = ()
+    """Columns used for the core fields to keep in ``extra`` as well (the sources of a
+    joined context or a filled blank, which the sample alone cannot give back)."""
+    rename: Mapping[str, str] = field(default_factory=dict)
+    """Extra keys to rename, ``{column: key}``: a kept column whose name is a reserved wire
+    key (Social IQa's ``context``)."""
     style: Style = "qa"
     """``"qa"`` for complete questions, ``"continuation"`` for sentence stems."""
     unnest: str | None = None
     """A struct column whose fields are the row (MMLU's ``auxiliary_train``)."""
     drop: tuple[str, ...] = ()
-    """Columns to leave out of ``extra`` (say so explicitly; nothing is dropped otherwise)."""
+    """Columns to leave out of ``extra`` (say so explicitly; nothing is dropped otherwise); a
+    struct field by its path (``"choices.label"``)."""
     types: Mapping[str, pa.DataType] = field(default_factory=dict)
     """Arrow types to cast source columns to first, so every source of one dataset gives one
     schema (HellaSwag's ``ind`` is int32 on the Hub, int64 when read from JSON)."""
     extra_order: tuple[str, ...] = ()
     """Extra columns to put first, in this order; the rest follow in source order."""
 
+    def __post_init__(self) -> None:
+        if self.answer_format not in ANSWER_FORMATS:
+            raise ValueError(
+                f"{self.name}: answer_format must be one of {', '.join(ANSWER_FORMATS)}, "
+                f"got {self.answer_format!r}"
+            )
+        if (self.answer_format == "label") != (self.labels is not None):
+            raise ValueError(
+                f"{self.name}: labels=... names the label column of answer_format='label', "
+                f"and only of it (got answer_format={self.answer_format!r}, "
+                f"labels={self.labels!r})"
+            )
+        if self.blank is not None and len(self.context_columns) != 1:
+            raise ValueError(f"{self.name}: blank={self.blank!r} needs one context column")
+
     # -- the description --------------------------------------------------------------------
+
+    @property
+    def context_columns(self) -> tuple[str, ...]:
+        """The source columns the context comes from."""
+        return (self.context,) if isinstance(self.context, str) else self.context
 
     @property
     def choice_columns(self) -> tuple[str, ...]:
@@ -133,8 +182,13 @@ class MultipleChoiceMapping:
 
     @property
     def consumed(self) -> tuple[str, ...]:
-        """The source columns that become core fields rather than ``extra``."""
-        return (self.context, *self.choice_columns, self.answer)
+        """The source columns that become core fields (``extra`` also gets :attr:`keep`)."""
+        labels = (self.labels,) if self.labels else ()
+        return (*self.context_columns, *self.choice_columns, self.answer, *labels)
+
+    @property
+    def _context_label(self) -> str:
+        return "+".join(self.context_columns)
 
     @property
     def _choices_label(self) -> str:
@@ -146,23 +200,22 @@ class MultipleChoiceMapping:
 
     def extra_columns(self, names: Sequence[str], split: str = "") -> list[str]:
         """The source columns (after :attr:`unnest`) that go to ``extra``, in order."""
-        rest = [n for n in names if n not in self.consumed and n not in self.drop]
+        used = set(self.consumed) - set(self.keep)
+        rest = [n for n in names if n not in used and n not in self.drop]
         ordered = [n for n in self.extra_order if n in rest]
         ordered += [n for n in rest if n not in ordered]
-        clash = reserved_key(ordered)
+        clash = reserved_key(self.rename.get(n, n) for n in ordered)
         if clash is not None:
             raise LayoutError(
                 f"{self._where(split)}: column {clash!r} would go to extra, but it is a "
-                f"reserved wire key; add it to the mapping's drop=(...) or rename it"
+                f"reserved wire key; add it to the mapping's drop=(...) or "
+                f"rename={{{clash!r}: ...}}"
             )
         return ordered
 
     def _flat_schema(self, schema: pa.Schema) -> pa.Schema:
-        if self.unnest and self.unnest in schema.names:
-            inner = schema.field(self.unnest).type
-            fields = [f for f in schema if f.name != self.unnest] + list(inner)
-            schema = pa.schema(fields)
-        return pa.schema([pa.field(f.name, self.types.get(f.name, f.type)) for f in schema])
+        # the table form's own preparation, on no rows: the two cannot disagree
+        return self._prepare(schema.empty_table())[0].schema
 
     def schema(self, source: pa.Schema | datasets.Features, split: str = "") -> pa.Schema:
         """The sample schema this mapping gives for a source of schema ``source``."""
@@ -176,7 +229,8 @@ class MultipleChoiceMapping:
             problem = json_type_problem(flat.field(name).type, name)
             if problem:
                 raise LayoutError(f"{self._where(split)}: column {problem}; drop it or cast it")
-        return sample_schema(pa.struct([flat.field(name) for name in extra]))
+        fields = [flat.field(name).with_name(self.rename.get(name, name)) for name in extra]
+        return sample_schema(pa.struct(fields))
 
     def features(
         self, source: pa.Schema | datasets.Features, on_error: OnError = "raise"
@@ -288,7 +342,9 @@ class MultipleChoiceMapping:
     def _samples(self, source: pa.Table, split: str) -> tuple[pa.Table, list[Found]]:
         """Every row as a sample row (bad ones may hold anything) and every problem found."""
         table, problems = self._prepare(source)
-        missing = [n for n in (self.context, *self.choice_columns) if n not in table.column_names]
+        labels = (self.labels,) if self.labels else ()
+        needed = (*self.context_columns, *self.choice_columns, *labels)
+        missing = [n for n in needed if n not in table.column_names]
         if missing:
             raise LayoutError(
                 f"{self._where(split)}: column {missing[0]!r} is missing; "
@@ -301,13 +357,26 @@ class MultipleChoiceMapping:
                 f"answers, so its rows cannot be samples)"
             )
         out_schema = self.schema(table.schema, split)
-        context = table.column(self.context)
-        if not is_text(context.type):
-            raise LayoutError(
-                f"{self._where(split)}: context column {self.context!r} should hold strings, "
-                f"got {context.type}"
-            )
+        for name in self.context_columns:
+            if not is_text(table.schema.field(name).type):
+                raise LayoutError(
+                    f"{self._where(split)}: context column {name!r} should hold strings, "
+                    f"got {table.schema.field(name).type}"
+                )
+        if len(self.context_columns) == 1:
+            context: pa.Array | pa.ChunkedArray = table.column(self.context_columns[0])
+        else:
+            context = join_columns(table, self.context_columns, self.context_join)
         choices, choice_problems = self._choices(table)
+        if self.blank is not None:
+            context, choices, blanks = fill_blank(
+                context.combine_chunks().cast(pa.string()), choices, self.blank
+            )
+            where = (self._context_label,)
+            problems += [
+                Found(np.array([row], np.int64), where, expected, [got], note)
+                for row, expected, got, note in blanks
+            ]
         answer, answer_problems = self._answer(table, choices, split)
         n = table.num_rows
         extra = self._extra(table, out_schema.field("extra").type)
@@ -334,6 +403,7 @@ class MultipleChoiceMapping:
             others = [n for n in table.column_names if n != self.unnest]
             arrays = [table.column(n) for n in others] + inner.flatten()
             table = pa.Table.from_arrays(arrays, names=others + [f.name for f in inner.type])
+        table = flatten_paths(table, (*self.consumed, *self.keep, *self.drop))
         problems: list[Found] = []
         for name, dtype in self.types.items():
             if name in table.column_names and table.schema.field(name).type != dtype:
@@ -361,7 +431,8 @@ class MultipleChoiceMapping:
         raw = table.column(self.answer).combine_chunks()
         counts = pc.list_value_length(choices)
         where = f"{self._where(split)}: answer column {self.answer!r}"
-        index = answer_index(raw, choices, self.answer_format, where)
+        labels = table.column(self.labels).combine_chunks() if self.labels else None
+        index = answer_index(raw, choices, self.answer_format, where, labels)
         out_of_range = pc.or_kleene(pc.less(index, 0), pc.greater_equal(index, counts))
         bad = pc.and_(
             pc.fill_null(pc.greater_equal(counts, 2), False), pc.fill_null(out_of_range, True)
@@ -369,17 +440,28 @@ class MultipleChoiceMapping:
         rows = np.asarray(pc.indices_nonzero(bad), dtype=np.int64)
         values = raw.take(pa.array(rows)).to_pylist()
         sizes = counts.take(pa.array(rows)).to_pylist()
-        described = {
-            size: expected_answer(raw.type, size, self.answer_format) for size in set(sizes)
-        }
-        withheld = (None, "", -1)
-        notes = [_WITHHELD if value in withheld else "" for value in values]
-        expected = [described[size] for size in sizes]
+        if labels is None:
+            described = {
+                size: expected_answer(raw.type, size, self.answer_format) for size in set(sizes)
+            }
+            expected = [described[size] for size in sizes]
+        else:
+            row_labels = labels.take(pa.array(rows)).to_pylist()
+            expected = [
+                expected_answer(raw.type, size, self.answer_format, these)
+                for size, these in zip(sizes, row_labels, strict=True)
+            ]
+        withheld = [value is None or value in ("", "-1") or value == -1 for value in values]
+        notes = [_WITHHELD if flag else "" for flag in withheld]
         problems = Found.at(raw, rows, (self.answer,), expected, notes)
         return pc.if_else(bad, pa.scalar(None, pa.int64()), index), problems
 
     def _core_problems(
-        self, context: pa.ChunkedArray, choices: pa.Array, answer: pa.Array, extra: pa.Array
+        self,
+        context: pa.Array | pa.ChunkedArray,
+        choices: pa.Array,
+        answer: pa.Array,
+        extra: pa.Array,
     ) -> list[Found]:
         """Context, choice and extra problems, named by their source columns."""
         n = len(choices)
@@ -394,14 +476,18 @@ class MultipleChoiceMapping:
                 **{key: pa.nulls(n, pa.string()) for key in BLOCKS},
             }
         )
-        groups = found(probe, columns=("context", "choices", "extra"))
+        # an extra that is not a struct is the constant "{}" (no column left for it): nothing
+        # to check, and checking would parse it row by row
+        struct = pa.types.is_struct(extra.type)
+        checked = ("context", "choices", "extra") if struct else ("context", "choices")
+        groups = found(probe, columns=checked)
         return [group.with_path(self._source_path(group.path)) for group in groups]
 
     def _source_path(self, path: tuple[PathPart, ...]) -> tuple[PathPart, ...]:
         """A sample column's path as the source's: ``extra.ind`` is the column ``ind``."""
         column, *inside = path
         if column == "context":
-            return (self.context, *inside)
+            return (self._context_label, *inside)
         if column == "choices":
             return (self._choices_label, *inside)
         return tuple(inside) or path
@@ -410,7 +496,8 @@ class MultipleChoiceMapping:
         n = table.num_rows
         if not pa.types.is_struct(extra_type):
             return _constant("{}", n)
-        arrays = [table.column(f.name).combine_chunks() for f in extra_type]
+        names = self.extra_columns(table.column_names)
+        arrays = [table.column(name).combine_chunks() for name in names]
         return pa.StructArray.from_arrays(arrays, fields=list(extra_type))
 
     # -- the batch and row forms ------------------------------------------------------------

@@ -7,11 +7,30 @@ one line here; the loaders, the ``sdvm-hf`` command and the recipes find it by n
 from __future__ import annotations
 
 from sdvm_hf.convert.preset import Preset
-from sdvm_hf.presets import hellaswag, mmlu
+from sdvm_hf.presets import (
+    arc,
+    commonsense_qa,
+    hellaswag,
+    mmlu,
+    openbookqa,
+    piqa,
+    social_i_qa,
+    swag,
+    truthfulqa,
+    winogrande,
+)
 
 PRESETS: dict[str, Preset] = {
     "hellaswag": hellaswag.PRESET,
     "mmlu": mmlu.PRESET,
+    "arc": arc.PRESET,
+    "openbookqa": openbookqa.PRESET,
+    "commonsense_qa": commonsense_qa.PRESET,
+    "piqa": piqa.PRESET,
+    "social_i_qa": social_i_qa.PRESET,
+    "winogrande": winogrande.PRESET,
+    "swag": swag.PRESET,
+    "truthfulqa": truthfulqa.PRESET,
 }
 """Every dataset this package knows, by name."""
 

@@ -1,0 +1,91 @@
+"""ARC (``allenai/ai2_arc``: ``ARC-Easy``, ``ARC-Challenge``) as question-answer samples.
+
+The context is ``question``, a complete exam question (a few are stems the answer
+completes; the style is ``qa`` as for MMLU). ``choices`` is a struct of two lists, ``text``
+and ``label``: the choices are ``choices.text`` (3 to 5 of them), and the answer
+``answerKey`` is matched against ``choices.label``, which holds letters (``"A"``..``"E"``) in
+most rows and digits (``"1"``..``"5"``) in some (the NYSEDREGENTS questions), so the answer
+is never read as a letter position. No split withholds its answers. ``id`` travels in
+``extra``; ``choices.label`` is used up by the answer and is not kept.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Unpack, overload
+
+from sdvm_hf.arrow.sequence import SampleSequence
+from sdvm_hf.convert.mapping import MultipleChoiceMapping, OnError
+from sdvm_hf.convert.preset import Preset
+from sdvm_hf.load.loaders import SourceOptions, StreamingSamples, load_preset
+
+ARC = MultipleChoiceMapping(
+    name="arc",
+    context="question",
+    choices="choices.text",
+    answer="answerKey",
+    answer_format="label",
+    labels="choices.label",
+    style="qa",
+)
+"""The arc mapping: ``ARC.row``, ``.batch``, ``.table`` and ``.convert``."""
+
+PRESET = Preset(
+    name="arc",
+    description="ARC science exam questions (allenai/ai2_arc)",
+    layouts={"arc": ARC},
+    hub="allenai/ai2_arc",
+    config="ARC-Challenge",
+    split="test",
+    conventions=(
+        "ARC: each context is a grade-school science exam question, usually complete and "
+        "ending in '?'; a minority are sentence stems that the correct choice completes (e.g."
+        " '... The process of cementation of these particles forms'), which is the dataset's "
+        "convention."
+    ),
+)
+"""Everything about arc."""
+
+
+@overload
+def load_arc(
+    config: str = ...,
+    split: str = ...,
+    *,
+    streaming: Literal[False] = ...,
+    on_error: OnError = ...,
+    **options: Unpack[SourceOptions],
+) -> SampleSequence: ...
+@overload
+def load_arc(
+    config: str = ...,
+    split: str = ...,
+    *,
+    streaming: Literal[True],
+    on_error: OnError = ...,
+    **options: Unpack[SourceOptions],
+) -> StreamingSamples: ...
+@overload
+def load_arc(
+    config: str = ...,
+    split: str = ...,
+    *,
+    streaming: bool = ...,
+    on_error: OnError = ...,
+    **options: Unpack[SourceOptions],
+) -> SampleSequence | StreamingSamples: ...
+def load_arc(
+    config: str = "ARC-Challenge",
+    split: str = "test",
+    *,
+    streaming: bool = False,
+    on_error: OnError = "raise",
+    **options: Unpack[SourceOptions],
+) -> SampleSequence | StreamingSamples:
+    """ARC as :class:`~sdvm_hf.MultipleChoiceQuestionAnswerSample` s.
+
+    ``config`` is ``"ARC-Challenge"`` or ``"ARC-Easy"``.
+
+    See :func:`~sdvm_hf.load.loaders.load_preset` for the options (``data_files`` reads
+    local copies in the Hub's layout).
+    """
+    return load_preset(PRESET, config, split, streaming=streaming, on_error=on_error, **options)

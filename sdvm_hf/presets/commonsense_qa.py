@@ -1,0 +1,84 @@
+"""CommonsenseQA (``tau/commonsense_qa``) as question-answer samples.
+
+The context is ``question``; ``choices`` is a struct of two lists whose fields come in the
+order ``label``, ``text`` (the reverse of ARC's): the choices are ``choices.text`` (always 5)
+and the answer ``answerKey`` (``"A"``..``"E"``) is matched against ``choices.label``. The test
+split withholds its answers (``answerKey`` is ``""`` in every row): such rows cannot be
+samples, and converting them says so. ``id`` and ``question_concept`` travel in ``extra``.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Unpack, overload
+
+from sdvm_hf.arrow.sequence import SampleSequence
+from sdvm_hf.convert.mapping import MultipleChoiceMapping, OnError
+from sdvm_hf.convert.preset import Preset
+from sdvm_hf.load.loaders import SourceOptions, StreamingSamples, load_preset
+
+COMMONSENSE_QA = MultipleChoiceMapping(
+    name="commonsense_qa",
+    context="question",
+    choices="choices.text",
+    answer="answerKey",
+    answer_format="label",
+    labels="choices.label",
+    style="qa",
+)
+"""The commonsense_qa mapping: ``COMMONSENSE_QA.row``, ``.batch``, ``.table`` and ``.convert``."""
+
+PRESET = Preset(
+    name="commonsense_qa",
+    description="CommonsenseQA questions (tau/commonsense_qa)",
+    layouts={"commonsense_qa": COMMONSENSE_QA},
+    hub="tau/commonsense_qa",
+    split="validation",
+    conventions=(
+        "CommonsenseQA: each context is a complete question, usually ending in '?'; some are "
+        "fill-in questions phrased around 'what' (e.g. '... they seemed to what the efforts "
+        "the school had made to change?'), which is the dataset's convention. Choices are "
+        "short lowercase phrases."
+    ),
+)
+"""Everything about commonsense_qa."""
+
+
+@overload
+def load_commonsense_qa(
+    split: str = ...,
+    *,
+    streaming: Literal[False] = ...,
+    on_error: OnError = ...,
+    **options: Unpack[SourceOptions],
+) -> SampleSequence: ...
+@overload
+def load_commonsense_qa(
+    split: str = ...,
+    *,
+    streaming: Literal[True],
+    on_error: OnError = ...,
+    **options: Unpack[SourceOptions],
+) -> StreamingSamples: ...
+@overload
+def load_commonsense_qa(
+    split: str = ...,
+    *,
+    streaming: bool = ...,
+    on_error: OnError = ...,
+    **options: Unpack[SourceOptions],
+) -> SampleSequence | StreamingSamples: ...
+def load_commonsense_qa(
+    split: str = "validation",
+    *,
+    streaming: bool = False,
+    on_error: OnError = "raise",
+    **options: Unpack[SourceOptions],
+) -> SampleSequence | StreamingSamples:
+    """CommonsenseQA as :class:`~sdvm_hf.MultipleChoiceQuestionAnswerSample` s.
+
+    The test split's answers are withheld: its rows cannot be samples.
+
+    See :func:`~sdvm_hf.load.loaders.load_preset` for the options (``data_files`` reads
+    local copies in the Hub's layout).
+    """
+    return load_preset(PRESET, split=split, streaming=streaming, on_error=on_error, **options)

@@ -1,0 +1,92 @@
+"""SWAG (``allenai/swag``, configuration ``regular``) as completion samples.
+
+The context is ``startphrase`` (``sent1``, a space, then ``sent2``, the start of the next
+sentence), so it ends mid-sentence by design; the choices are ``ending0``..``ending3``, which
+continue ``sent2``; ``label`` is the answer index (a ``ClassLabel``, int64 in Parquet). The
+test split withholds its labels (``-1`` in every row): such rows cannot be samples, and
+converting them says so. ``video-id``, ``fold-ind``, ``sent1``, ``sent2`` and ``gold-source``
+travel in ``extra`` under their published, hyphenated names.
+
+The ``full`` configuration has no label column (the gold ending is a column of its own) and is
+not a layout of this preset.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Unpack, overload
+
+from sdvm_hf.arrow.sequence import SampleSequence
+from sdvm_hf.convert.mapping import MultipleChoiceMapping, OnError
+from sdvm_hf.convert.preset import Preset
+from sdvm_hf.load.loaders import SourceOptions, StreamingSamples, load_preset
+
+SWAG = MultipleChoiceMapping(
+    name="swag",
+    context="startphrase",
+    choices=("ending0", "ending1", "ending2", "ending3"),
+    answer="label",
+    answer_format="index",
+    style="continuation",
+)
+"""The swag mapping: ``SWAG.row``, ``.batch``, ``.table`` and ``.convert``."""
+
+PRESET = Preset(
+    name="swag",
+    description="SWAG video caption stems (allenai/swag)",
+    layouts={"swag": SWAG},
+    hub="allenai/swag",
+    config="regular",
+    split="validation",
+    conventions=(
+        "SWAG: each context is a video caption sentence followed by the start of the next one"
+        " (e.g. 'Students lower their eyes nervously. She'), so it ends mid-sentence by "
+        "design; the correct choice continues it. Captions may start the second sentence in "
+        "lowercase and call an unnamed person 'someone', as published."
+    ),
+)
+"""Everything about swag."""
+
+
+@overload
+def load_swag(
+    config: str = ...,
+    split: str = ...,
+    *,
+    streaming: Literal[False] = ...,
+    on_error: OnError = ...,
+    **options: Unpack[SourceOptions],
+) -> SampleSequence: ...
+@overload
+def load_swag(
+    config: str = ...,
+    split: str = ...,
+    *,
+    streaming: Literal[True],
+    on_error: OnError = ...,
+    **options: Unpack[SourceOptions],
+) -> StreamingSamples: ...
+@overload
+def load_swag(
+    config: str = ...,
+    split: str = ...,
+    *,
+    streaming: bool = ...,
+    on_error: OnError = ...,
+    **options: Unpack[SourceOptions],
+) -> SampleSequence | StreamingSamples: ...
+def load_swag(
+    config: str = "regular",
+    split: str = "validation",
+    *,
+    streaming: bool = False,
+    on_error: OnError = "raise",
+    **options: Unpack[SourceOptions],
+) -> SampleSequence | StreamingSamples:
+    """SWAG as :class:`~sdvm_hf.MultipleChoiceCompletionSample` s.
+
+    The test split's labels are withheld: its rows cannot be samples.
+
+    See :func:`~sdvm_hf.load.loaders.load_preset` for the options (``data_files`` reads
+    local copies in the Hub's layout).
+    """
+    return load_preset(PRESET, config, split, streaming=streaming, on_error=on_error, **options)

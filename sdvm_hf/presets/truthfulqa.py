@@ -1,0 +1,85 @@
+"""TruthfulQA (``truthfulqa/truthful_qa``, ``multiple_choice``) as question-answer samples.
+
+The context is ``question``. The single-answer task is ``mc1_targets``, a struct of two
+lists: the choices are ``mc1_targets.choices`` (the card says 4 or 5; rows with 7 occur),
+and ``mc1_targets.labels`` (int32 flags, one per choice) marks the correct one with a ``1``;
+a row whose flags hold no ``1``, or more than one, is a bad row, named. ``mc2_targets`` (the
+multiple-true-answer task, several ``1`` s) travels in ``extra`` unchanged, as a struct with
+its int32 labels. The configuration has one split, ``validation``.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Unpack, overload
+
+from sdvm_hf.arrow.sequence import SampleSequence
+from sdvm_hf.convert.mapping import MultipleChoiceMapping, OnError
+from sdvm_hf.convert.preset import Preset
+from sdvm_hf.load.loaders import SourceOptions, StreamingSamples, load_preset
+
+TRUTHFULQA = MultipleChoiceMapping(
+    name="truthfulqa",
+    context="question",
+    choices="mc1_targets.choices",
+    answer="mc1_targets.labels",
+    answer_format="one_hot",
+    style="qa",
+)
+"""The truthfulqa mapping: ``TRUTHFULQA.row``, ``.batch``, ``.table`` and ``.convert``."""
+
+PRESET = Preset(
+    name="truthfulqa",
+    description="TruthfulQA single-answer questions (truthfulqa/truthful_qa)",
+    layouts={"truthfulqa": TRUTHFULQA},
+    hub="truthfulqa/truthful_qa",
+    config="multiple_choice",
+    split="validation",
+    conventions=(
+        "TruthfulQA: each context is a complete question, many built to invite a common "
+        "misconception; the correct choice is the true answer (often cautious, e.g. 'Nothing "
+        "in particular happens ...') and the other choices are plausible false answers, by "
+        "design."
+    ),
+)
+"""Everything about truthfulqa."""
+
+
+@overload
+def load_truthfulqa(
+    split: str = ...,
+    *,
+    streaming: Literal[False] = ...,
+    on_error: OnError = ...,
+    **options: Unpack[SourceOptions],
+) -> SampleSequence: ...
+@overload
+def load_truthfulqa(
+    split: str = ...,
+    *,
+    streaming: Literal[True],
+    on_error: OnError = ...,
+    **options: Unpack[SourceOptions],
+) -> StreamingSamples: ...
+@overload
+def load_truthfulqa(
+    split: str = ...,
+    *,
+    streaming: bool = ...,
+    on_error: OnError = ...,
+    **options: Unpack[SourceOptions],
+) -> SampleSequence | StreamingSamples: ...
+def load_truthfulqa(
+    split: str = "validation",
+    *,
+    streaming: bool = False,
+    on_error: OnError = "raise",
+    **options: Unpack[SourceOptions],
+) -> SampleSequence | StreamingSamples:
+    """TruthfulQA's single-answer task as question-answer samples.
+
+    The ``multiple_choice`` configuration has one split, ``validation``.
+
+    See :func:`~sdvm_hf.load.loaders.load_preset` for the options (``data_files`` reads
+    local copies in the Hub's layout).
+    """
+    return load_preset(PRESET, split=split, streaming=streaming, on_error=on_error, **options)

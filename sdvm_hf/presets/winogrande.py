@@ -1,0 +1,103 @@
+"""Winogrande (``allenai/winogrande``) as completion samples.
+
+Configurations ``winogrande_xs`` .. ``winogrande_xl`` and ``winogrande_debiased`` differ in
+their training split only. Each ``sentence`` has one blank ``_`` that ``option1`` or
+``option2`` fills. A sample has one context, so the sentence is split at its blank: the
+context is the text before the blank (trailing whitespace removed) and each choice is the
+option followed by the rest of the sentence, its spacing kept::
+
+    "Ian volunteered ... because _ despised eating intestine."  options "Ian", "Dennis"
+    context  "Ian volunteered ... because"
+    choices  ["Ian despised eating intestine.", "Dennis despised eating intestine."]
+
+The style is ``continuation``: the context ends mid-sentence by design. A sentence that opens
+with its blank leaves no context, and a sentence without exactly one blank cannot be split:
+both are bad rows, named. ``answer`` is one-based (``"1"``, ``"2"``); the test split withholds
+it (``""``): such rows cannot be samples, and converting them says so. The raw columns
+``sentence``, ``option1``, ``option2`` and ``answer`` all stay in ``extra``, so lm-eval's
+partial scoring (one context per option, ``sentence[:i] + option``, and the shared rest) can
+be rebuilt from a sample.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Unpack, overload
+
+from sdvm_hf.arrow.sequence import SampleSequence
+from sdvm_hf.convert.mapping import MultipleChoiceMapping, OnError
+from sdvm_hf.convert.preset import Preset
+from sdvm_hf.load.loaders import SourceOptions, StreamingSamples, load_preset
+
+WINOGRANDE = MultipleChoiceMapping(
+    name="winogrande",
+    context="sentence",
+    blank="_",
+    choices=("option1", "option2"),
+    answer="answer",
+    answer_format="one_based",
+    style="continuation",
+    keep=("sentence", "option1", "option2", "answer"),
+)
+"""The winogrande mapping: ``WINOGRANDE.row``, ``.batch``, ``.table`` and ``.convert``."""
+
+PRESET = Preset(
+    name="winogrande",
+    description="Winogrande fill-in-the-blank sentences (allenai/winogrande)",
+    layouts={"winogrande": WINOGRANDE},
+    hub="allenai/winogrande",
+    config="winogrande_xl",
+    split="validation",
+    conventions=(
+        "Winogrande: each context is the part of a sentence before its blank, so it ends mid-"
+        "sentence by design; each choice is one of two candidates (usually names or nouns "
+        "from the context) followed by the rest of the sentence, so the two choices differ "
+        "only in the candidate. The rest of the sentence may begin with punctuation."
+    ),
+)
+"""Everything about winogrande."""
+
+
+@overload
+def load_winogrande(
+    config: str = ...,
+    split: str = ...,
+    *,
+    streaming: Literal[False] = ...,
+    on_error: OnError = ...,
+    **options: Unpack[SourceOptions],
+) -> SampleSequence: ...
+@overload
+def load_winogrande(
+    config: str = ...,
+    split: str = ...,
+    *,
+    streaming: Literal[True],
+    on_error: OnError = ...,
+    **options: Unpack[SourceOptions],
+) -> StreamingSamples: ...
+@overload
+def load_winogrande(
+    config: str = ...,
+    split: str = ...,
+    *,
+    streaming: bool = ...,
+    on_error: OnError = ...,
+    **options: Unpack[SourceOptions],
+) -> SampleSequence | StreamingSamples: ...
+def load_winogrande(
+    config: str = "winogrande_xl",
+    split: str = "validation",
+    *,
+    streaming: bool = False,
+    on_error: OnError = "raise",
+    **options: Unpack[SourceOptions],
+) -> SampleSequence | StreamingSamples:
+    """Winogrande as :class:`~sdvm_hf.MultipleChoiceCompletionSample` s.
+
+    ``config`` is one of the training sizes; every configuration shares the validation and
+    test splits. The test split's answers are withheld: its rows cannot be samples.
+
+    See :func:`~sdvm_hf.load.loaders.load_preset` for the options (``data_files`` reads
+    local copies in the Hub's layout).
+    """
+    return load_preset(PRESET, config, split, streaming=streaming, on_error=on_error, **options)
