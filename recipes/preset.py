@@ -8,11 +8,11 @@ audit, fix or refine with SDVM. The first argument names the preset (see ``sdvm_
 
 import sys
 
-from _recipe import run
+from _recipe import main
 
 from sdvm_hf import PRESETS
 
 if __name__ == "__main__":
     if len(sys.argv) < 2 or sys.argv[1] not in PRESETS:
         sys.exit(f"usage: preset.py NAME [options]; NAME is one of {', '.join(PRESETS)}")
-    run(sys.argv[1], sys.argv[2:])
+    sys.exit(main(sys.argv[1], sys.argv[2:]))

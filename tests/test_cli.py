@@ -13,12 +13,6 @@ from sdvm_hf.cli import main
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
-@pytest.fixture(autouse=True)
-def offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "hf-cache"))
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-
-
 def test_convert_the_bundled_slice_prints_a_summary(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

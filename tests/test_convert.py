@@ -99,11 +99,13 @@ def test_hellaswag_extra_keeps_the_hub_types_from_either_source() -> None:
     assert typed(original) == typed(hub)
 
 
-def test_the_table_form_takes_a_record_batch_and_is_pure() -> None:
+def test_the_table_form_takes_a_record_batch_leaves_it_unchanged_and_repeats_itself() -> None:
     source = pq.read_table(HELLASWAG_HUB)
     batch = source.to_batches()[0]
+    before = pa.Table.from_batches([batch]).to_pylist()
     assert HELLASWAG.table(batch).equals(HELLASWAG.table(source))
     assert HELLASWAG.table(batch).equals(HELLASWAG.table(batch))
+    assert pa.Table.from_batches([batch]).to_pylist() == before
 
 
 ARC = MultipleChoiceMapping(

@@ -24,12 +24,6 @@ FIXTURES = Path(__file__).parent / "fixtures"
 MMLU = FIXTURES / "mmlu"
 
 
-@pytest.fixture(autouse=True)
-def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "hf-cache"))
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-
-
 def test_bundled_hellaswag_loads_offline() -> None:
     samples = load_hellaswag(bundled=True)
     assert isinstance(samples, SampleSequence)

@@ -292,7 +292,7 @@ def test_blank_means_what_python_strip_means() -> None:
     ]
 
 
-def test_the_sequence_is_lazy_indexable_and_sliceable(tmp_path: Path) -> None:
+def test_the_sequence_indexes_slices_and_becomes_a_dataset(tmp_path: Path) -> None:
     batch = [stem(i, i=i) for i in range(10)]
     path = tmp_path / "s.parquet"
     write_parquet(batch, path)

@@ -1,6 +1,6 @@
-import tempfile
-from pathlib import Path
+import io
 
+import pyarrow.parquet as pq
 from helpers import assert_same_samples
 from hypothesis import given
 from hypothesis import strategies as st
@@ -8,10 +8,9 @@ from strategies import samples, uniform_batches
 
 from sdvm_hf import (
     MultipleChoiceSample,
-    read_parquet,
+    SampleSequence,
     samples_to_table,
     table_to_samples,
-    write_parquet,
 )
 
 
@@ -23,10 +22,10 @@ def test_sample_to_wire_dict_and_back_is_exact(sample: MultipleChoiceSample) -> 
 
 @given(st.lists(samples(), min_size=1, max_size=5))
 def test_samples_to_parquet_and_back_is_exact(batch: list[MultipleChoiceSample]) -> None:
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "samples.parquet"
-        write_parquet(batch, path)
-        assert_same_samples(list(read_parquet(path)), batch)
+    buffer = io.BytesIO()  # in memory: write_parquet and read_parquet add only the file
+    pq.write_table(samples_to_table(batch), buffer)
+    buffer.seek(0)
+    assert_same_samples(list(SampleSequence(pq.read_table(buffer))), batch)
 
 
 @given(uniform_batches())

@@ -25,11 +25,6 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-@pytest.fixture(autouse=True)
-def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "hf-cache"))
-
-
 def test_hellaswag_validation_from_the_hub_parquet_and_the_original_jsonl(tmp_path: Path) -> None:
     hub_file = REAL / "hellaswag" / "hub_validation.parquet"
     samples = load_hellaswag(data_files=hub_file)

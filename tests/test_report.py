@@ -30,12 +30,6 @@ from sdvm_hf.summary import MISSING, Summary, chi_square_sf, position_bias, reje
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
-@pytest.fixture(autouse=True)
-def offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "hf-cache"))
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-
-
 # -- the chi-square test --------------------------------------------------------------------
 
 

@@ -42,8 +42,7 @@ RESUME = "finished batches are kept; rerun the same command to resume"
 
 
 @pytest.fixture
-def samples(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> SampleSequence:
-    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "hf-cache"))
+def samples() -> SampleSequence:
     return load_hellaswag(bundled=True)
 
 

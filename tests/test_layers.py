@@ -1,0 +1,85 @@
+"""Imports flow one way, down the layers the README's design section names, with no cycles."""
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).parent.parent / "sdvm_hf"
+
+LAYERS: list[tuple[str, ...]] = [
+    ("sdvm_hf.errors", "sdvm_hf._wire", "sdvm_hf._atomic"),
+    ("sdvm_hf._frozen",),
+    ("sdvm_hf.samples",),
+    ("sdvm_hf.arrow",),
+    ("sdvm_hf.convert",),
+    ("sdvm_hf.load",),
+    ("sdvm_hf.presets",),
+    ("sdvm_hf.files", "sdvm_hf.summary", "sdvm_hf._html"),
+    ("sdvm_hf.report",),
+    ("sdvm_hf.jobs", "sdvm_hf.service"),
+    ("sdvm_hf.cli", "sdvm_hf.__main__"),
+]
+"""Bottom up; a module may import from its own layer or the layers below it."""
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def layer_of(module: str) -> int:
+    for number, prefixes in enumerate(LAYERS):
+        if any(module == p or module.startswith(p + ".") for p in prefixes):
+            return number
+    raise AssertionError(f"{module} is in no layer: add it to LAYERS (and the README's design)")
+
+
+def imports(path: Path) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+    return {name for name in found if name.startswith("sdvm_hf.")}
+
+
+MODULES = {
+    module_name(path): imports(path)
+    for path in sorted(PACKAGE.rglob("*.py"))
+    if module_name(path) != "sdvm_hf"  # the package itself only re-exports
+}
+
+
+def test_every_module_imports_only_from_its_layer_or_below() -> None:
+    upward = [
+        f"{module} imports {target}"
+        for module, targets in MODULES.items()
+        for target in targets
+        if layer_of(target) > layer_of(module)
+    ]
+    assert upward == []
+
+
+def test_the_import_graph_has_no_cycles() -> None:
+    def package_of(name: str) -> str:
+        while name not in MODULES and "." in name:
+            name = name.rsplit(".", 1)[0]
+        return name
+
+    graph = {m: {package_of(t) for t in targets} - {m} for m, targets in MODULES.items()}
+    state: dict[str, str] = {}
+
+    def visit(module: str, trail: list[str]) -> None:
+        if state.get(module) == "done":
+            return
+        assert state.get(module) != "open", " -> ".join([*trail, module])
+        state[module] = "open"
+        for target in graph.get(module, ()):
+            if not target.endswith("__init__") and target in graph and graph[target] is not None:
+                if target.count(".") < module.count(".") and module.startswith(target + "."):
+                    continue  # a subpackage's __init__ re-exporting from below is not a cycle
+                visit(target, [*trail, module])
+        state[module] = "done"
+
+    for module in graph:
+        visit(module, [])
