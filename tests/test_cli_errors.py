@@ -3,6 +3,7 @@
 import json
 import os
 import stat
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -159,3 +160,25 @@ def test_ctrl_c_prints_one_line_and_leaves_no_partial_file(
     assert status == 130
     assert err == "sdvm-hf convert: interrupted; no partial file was left\n"
     assert list(tmp_path.iterdir()) == []
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    import sdvm_hf
+
+    with pytest.raises(SystemExit):
+        main(["--version"])
+    assert capsys.readouterr().out == f"sdvm-hf {sdvm_hf.__version__}\n"
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="says what to do on Python < 3.12")
+def test_on_python_3_11_the_round_trip_says_the_sdk_extra_installed_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SDVM_API_KEY", "sk-test")
+    source = tmp_path / "in.parquet"
+    assert main(["convert", "hellaswag", "--bundled", "-o", str(source)]) == 0
+    status, _, err = run(["audit", str(source), "-o", str(tmp_path / "a.parquet")], capsys)
+    assert status == 2
+    assert "needs Python >= 3.12; this is Python 3.11" in err
+    assert "where the 'sdvm' extra installs nothing" in err
+    assert "python3.12 -m venv .venv312 && .venv312/bin/pip install" in err

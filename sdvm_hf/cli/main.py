@@ -6,6 +6,7 @@ import argparse
 import logging
 import sys
 from collections.abc import Sequence
+from importlib.metadata import version
 
 from sdvm_hf.cli import _convert, _files, _report, _service
 from sdvm_hf.errors import ConversionError, LayoutError, SampleTableError
@@ -23,6 +24,7 @@ def parser() -> argparse.ArgumentParser:
         epilog="run 'sdvm-hf COMMAND --help' for each command's options and an example",
     )
     root.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
+    root.add_argument("--version", action="version", version=f"%(prog)s {version('sdvm-hf')}")
     commands = root.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for group in (_convert, _files, _report, _service):
         group.add_commands(commands)

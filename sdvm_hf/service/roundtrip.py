@@ -29,6 +29,7 @@ import itertools
 import json
 import logging
 import shutil
+import sys
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -52,9 +53,20 @@ MAX_BATCH = 100
 ROW_ID = "sdvm_hf_row"
 """The extra key that carries each sample's row number on the wire (removed on return)."""
 
-INSTALL_HINT = (
-    "the SDVM round trip needs the sdvm SDK (Python >= 3.12): pip install 'sdvm-hf[sdvm]'"
-)
+
+def install_hint() -> str:
+    """What to do when the ``sdvm`` SDK is missing, for the Python that is running."""
+    if sys.version_info < (3, 12):
+        running = ".".join(map(str, sys.version_info[:3]))
+        return (
+            "the SDVM round trip needs the sdvm SDK, which needs Python >= 3.12; this is "
+            f"Python {running}, where the 'sdvm' extra installs nothing. Make a 3.12 "
+            "environment: python3.12 -m venv .venv312 && .venv312/bin/pip install "
+            "'sdvm-hf[sdvm]' (from a checkout: .venv312/bin/pip install -e '.[sdvm]')"
+        )
+    return "the SDVM round trip needs the sdvm SDK: pip install 'sdvm-hf[sdvm]'"
+
+
 RESUME = "finished batches are kept; rerun the same command to resume"
 _RUN_KEY = b"sdvm_hf.run"
 _ROWS_KEY = b"sdvm_hf.rows"
@@ -102,7 +114,7 @@ def _client(
     try:
         import sdvm
     except ImportError:
-        raise ServiceError(INSTALL_HINT) from None
+        raise ServiceError(install_hint()) from None
     client_args: dict[str, Any] = {"api_key": api_key, "timeout": timeout}
     if base_url:
         client_args["base_url"] = base_url
