@@ -55,7 +55,9 @@ def options(name: str) -> argparse.ArgumentParser:
             const=stage,
             help=f"send the samples to SDVM's {stage} (needs SDVM_API_KEY)",
         )
-    parser.add_argument("--base-url", help="the SDVM service address (default: the SDK's)")
+    parser.add_argument(
+        "--base-url", help="the SDVM service address (default: $SDVM_BASE_URL, else the SDK's)"
+    )
     parser.add_argument(
         "--conventions", help="what formatting is by design (default: this dataset's)"
     )

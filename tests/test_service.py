@@ -568,3 +568,12 @@ def test_ctrl_c_prints_one_line_exits_130_and_a_rerun_resumes(
         assert main([*command, "--base-url", again.url], retry=FAST) == 0
     assert sorted(first_rows(again)) == sorted({0, 100, 200} - kept)
     assert_audited_copy(read_parquet(out), samples)
+
+
+def test_the_service_address_can_come_from_the_environment(
+    samples: SampleSequence, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with StubService() as stub:
+        monkeypatch.setenv("SDVM_BASE_URL", stub.url)
+        result = run_stage(samples[:5], "audit", tmp_path / "o.parquet", api_key=KEY, retry=FAST)
+    assert len(stub.requests) == 1 and all(s.audit is not None for s in result)

@@ -40,7 +40,9 @@ the same command. Finished batches wait in OUT.parts/ and are reused only for th
         command.add_argument(
             "-o", "--output", type=Path, required=True, help="the sample Parquet file to write"
         )
-        command.add_argument("--base-url", help="the service address (default: the SDK's)")
+        command.add_argument(
+            "--base-url", help="the service address (default: $SDVM_BASE_URL, else the SDK's)"
+        )
         command.add_argument(
             "--dataset", choices=sorted(PRESETS), help="use this dataset's default conventions"
         )

@@ -28,6 +28,7 @@ import inspect
 import itertools
 import json
 import logging
+import os
 import shutil
 import sys
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Sequence
@@ -422,8 +423,10 @@ def run_stage(
     ``<output>.parts/`` until the whole run is done; rerunning the same call resumes from
     there, reusing a batch only if its input rows are the same. ``on_batch`` is called with
     each batch's number once its part is written; an exception it raises stops the run as
-    Ctrl-C does (requests in flight are dropped, finished parts kept).
+    Ctrl-C does (requests in flight are dropped, finished parts kept). The service address
+    is ``base_url``, else the ``SDVM_BASE_URL`` environment variable, else the SDK's default.
     """
+    base_url = base_url or os.environ.get("SDVM_BASE_URL") or None
     if stage not in STAGES:
         raise ValueError(f"stage must be one of {', '.join(STAGES)}, got {stage!r}")
     if not 1 <= batch_size <= MAX_BATCH:
