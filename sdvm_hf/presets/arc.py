@@ -11,12 +11,9 @@ is never read as a letter position. No split withholds its answers. ``id`` trave
 
 from __future__ import annotations
 
-from typing import Literal, Unpack, overload
-
-from sdvm_hf.arrow.sequence import SampleSequence
-from sdvm_hf.convert.mapping import MultipleChoiceMapping, OnError
+from sdvm_hf.convert.mapping import MultipleChoiceMapping
 from sdvm_hf.convert.preset import Preset
-from sdvm_hf.load.loaders import SourceOptions, StreamingSamples, load_preset
+from sdvm_hf.presets._loader import PresetLoader
 
 ARC = MultipleChoiceMapping(
     name="arc",
@@ -46,46 +43,10 @@ PRESET = Preset(
 """Everything about arc."""
 
 
-@overload
-def load_arc(
-    config: str = ...,
-    split: str = ...,
-    *,
-    streaming: Literal[False] = ...,
-    on_error: OnError = ...,
-    **options: Unpack[SourceOptions],
-) -> SampleSequence: ...
-@overload
-def load_arc(
-    config: str = ...,
-    split: str = ...,
-    *,
-    streaming: Literal[True],
-    on_error: OnError = ...,
-    **options: Unpack[SourceOptions],
-) -> StreamingSamples: ...
-@overload
-def load_arc(
-    config: str = ...,
-    split: str = ...,
-    *,
-    streaming: bool = ...,
-    on_error: OnError = ...,
-    **options: Unpack[SourceOptions],
-) -> SampleSequence | StreamingSamples: ...
-def load_arc(
-    config: str = "ARC-Challenge",
-    split: str = "test",
-    *,
-    streaming: bool = False,
-    on_error: OnError = "raise",
-    **options: Unpack[SourceOptions],
-) -> SampleSequence | StreamingSamples:
-    """ARC as :class:`~sdvm_hf.MultipleChoiceQuestionAnswerSample` s.
-
-    ``config`` is ``"ARC-Challenge"`` or ``"ARC-Easy"``.
-
-    See :func:`~sdvm_hf.load.loaders.load_preset` for the options (``data_files`` reads
-    local copies in the Hub's layout).
-    """
-    return load_preset(PRESET, config, split, streaming=streaming, on_error=on_error, **options)
+load_arc = PresetLoader(
+    PRESET,
+    (
+        "ARC as :class:`~sdvm_hf.MultipleChoiceQuestionAnswerSample` s. ``config`` is "
+        '``"ARC-Challenge"`` or ``"ARC-Easy"``.'
+    ),
+)

@@ -9,12 +9,9 @@ samples, and converting them says so. ``id`` and ``question_concept`` travel in 
 
 from __future__ import annotations
 
-from typing import Literal, Unpack, overload
-
-from sdvm_hf.arrow.sequence import SampleSequence
-from sdvm_hf.convert.mapping import MultipleChoiceMapping, OnError
+from sdvm_hf.convert.mapping import MultipleChoiceMapping
 from sdvm_hf.convert.preset import Preset
-from sdvm_hf.load.loaders import SourceOptions, StreamingSamples, load_preset
+from sdvm_hf.presets._loader import PresetLoader
 
 COMMONSENSE_QA = MultipleChoiceMapping(
     name="commonsense_qa",
@@ -43,42 +40,10 @@ PRESET = Preset(
 """Everything about commonsense_qa."""
 
 
-@overload
-def load_commonsense_qa(
-    split: str = ...,
-    *,
-    streaming: Literal[False] = ...,
-    on_error: OnError = ...,
-    **options: Unpack[SourceOptions],
-) -> SampleSequence: ...
-@overload
-def load_commonsense_qa(
-    split: str = ...,
-    *,
-    streaming: Literal[True],
-    on_error: OnError = ...,
-    **options: Unpack[SourceOptions],
-) -> StreamingSamples: ...
-@overload
-def load_commonsense_qa(
-    split: str = ...,
-    *,
-    streaming: bool = ...,
-    on_error: OnError = ...,
-    **options: Unpack[SourceOptions],
-) -> SampleSequence | StreamingSamples: ...
-def load_commonsense_qa(
-    split: str = "validation",
-    *,
-    streaming: bool = False,
-    on_error: OnError = "raise",
-    **options: Unpack[SourceOptions],
-) -> SampleSequence | StreamingSamples:
-    """CommonsenseQA as :class:`~sdvm_hf.MultipleChoiceQuestionAnswerSample` s.
-
-    The test split's answers are withheld: its rows cannot be samples.
-
-    See :func:`~sdvm_hf.load.loaders.load_preset` for the options (``data_files`` reads
-    local copies in the Hub's layout).
-    """
-    return load_preset(PRESET, split=split, streaming=streaming, on_error=on_error, **options)
+load_commonsense_qa = PresetLoader(
+    PRESET,
+    (
+        "CommonsenseQA as :class:`~sdvm_hf.MultipleChoiceQuestionAnswerSample` s. The test "
+        "split's answers are withheld: its rows cannot be samples."
+    ),
+)

@@ -19,12 +19,9 @@ error, and it matches how evaluations feed the stem (raw, with no "Question:" wr
 
 from __future__ import annotations
 
-from typing import Literal, Unpack, overload
-
-from sdvm_hf.arrow.sequence import SampleSequence
-from sdvm_hf.convert.mapping import MultipleChoiceMapping, OnError
+from sdvm_hf.convert.mapping import MultipleChoiceMapping
 from sdvm_hf.convert.preset import Preset
-from sdvm_hf.load.loaders import SourceOptions, StreamingSamples, load_preset
+from sdvm_hf.presets._loader import PresetLoader
 
 OPENBOOKQA = MultipleChoiceMapping(
     name="openbookqa",
@@ -53,47 +50,11 @@ PRESET = Preset(
 """Everything about openbookqa."""
 
 
-@overload
-def load_openbookqa(
-    config: str = ...,
-    split: str = ...,
-    *,
-    streaming: Literal[False] = ...,
-    on_error: OnError = ...,
-    **options: Unpack[SourceOptions],
-) -> SampleSequence: ...
-@overload
-def load_openbookqa(
-    config: str = ...,
-    split: str = ...,
-    *,
-    streaming: Literal[True],
-    on_error: OnError = ...,
-    **options: Unpack[SourceOptions],
-) -> StreamingSamples: ...
-@overload
-def load_openbookqa(
-    config: str = ...,
-    split: str = ...,
-    *,
-    streaming: bool = ...,
-    on_error: OnError = ...,
-    **options: Unpack[SourceOptions],
-) -> SampleSequence | StreamingSamples: ...
-def load_openbookqa(
-    config: str = "main",
-    split: str = "test",
-    *,
-    streaming: bool = False,
-    on_error: OnError = "raise",
-    **options: Unpack[SourceOptions],
-) -> SampleSequence | StreamingSamples:
-    """OpenBookQA as :class:`~sdvm_hf.MultipleChoiceCompletionSample` s.
-
-    ``config`` is ``"main"`` or ``"additional"`` (which adds the fact and the annotators'
-    scores to ``extra``).
-
-    See :func:`~sdvm_hf.load.loaders.load_preset` for the options (``data_files`` reads
-    local copies in the Hub's layout).
-    """
-    return load_preset(PRESET, config, split, streaming=streaming, on_error=on_error, **options)
+load_openbookqa = PresetLoader(
+    PRESET,
+    (
+        "OpenBookQA as :class:`~sdvm_hf.MultipleChoiceCompletionSample` s. ``config`` is "
+        '``"main"`` or ``"additional"`` (which adds the fact and the annotators\' scores to '
+        "``extra``)."
+    ),
+)

@@ -18,12 +18,9 @@ Hub asks for a configuration.
 
 from __future__ import annotations
 
-from typing import Literal, Unpack, overload
-
-from sdvm_hf.arrow.sequence import SampleSequence
-from sdvm_hf.convert.mapping import MultipleChoiceMapping, OnError
+from sdvm_hf.convert.mapping import MultipleChoiceMapping
 from sdvm_hf.convert.preset import Preset
-from sdvm_hf.load.loaders import SourceOptions, StreamingSamples, load_preset
+from sdvm_hf.presets._loader import PresetLoader
 
 PIQA = MultipleChoiceMapping(
     name="piqa",
@@ -54,43 +51,11 @@ PRESET = Preset(
 """Everything about piqa."""
 
 
-@overload
-def load_piqa(
-    split: str = ...,
-    *,
-    streaming: Literal[False] = ...,
-    on_error: OnError = ...,
-    **options: Unpack[SourceOptions],
-) -> SampleSequence: ...
-@overload
-def load_piqa(
-    split: str = ...,
-    *,
-    streaming: Literal[True],
-    on_error: OnError = ...,
-    **options: Unpack[SourceOptions],
-) -> StreamingSamples: ...
-@overload
-def load_piqa(
-    split: str = ...,
-    *,
-    streaming: bool = ...,
-    on_error: OnError = ...,
-    **options: Unpack[SourceOptions],
-) -> SampleSequence | StreamingSamples: ...
-def load_piqa(
-    split: str = "validation",
-    *,
-    streaming: bool = False,
-    on_error: OnError = "raise",
-    **options: Unpack[SourceOptions],
-) -> SampleSequence | StreamingSamples:
-    """PIQA as :class:`~sdvm_hf.MultipleChoiceQuestionAnswerSample` s.
-
-    From the Hub at ``refs/convert/parquet`` unless ``revision`` says otherwise. The test
-    split's labels are withheld: its rows cannot be samples.
-
-    See :func:`~sdvm_hf.load.loaders.load_preset` for the options (``data_files`` reads
-    local copies in the Hub's layout).
-    """
-    return load_preset(PRESET, split=split, streaming=streaming, on_error=on_error, **options)
+load_piqa = PresetLoader(
+    PRESET,
+    (
+        "PIQA as :class:`~sdvm_hf.MultipleChoiceQuestionAnswerSample` s. From the Hub at "
+        "``refs/convert/parquet`` unless ``revision`` says otherwise. The test split's labels "
+        "are withheld: its rows cannot be samples."
+    ),
+)

@@ -15,12 +15,9 @@ conversion lives at the revision ``refs/convert/parquet``, which is the default 
 
 from __future__ import annotations
 
-from typing import Literal, Unpack, overload
-
-from sdvm_hf.arrow.sequence import SampleSequence
-from sdvm_hf.convert.mapping import MultipleChoiceMapping, OnError
+from sdvm_hf.convert.mapping import MultipleChoiceMapping
 from sdvm_hf.convert.preset import Preset
-from sdvm_hf.load.loaders import SourceOptions, StreamingSamples, load_preset
+from sdvm_hf.presets._loader import PresetLoader
 
 SOCIAL_I_QA = MultipleChoiceMapping(
     name="social_i_qa",
@@ -54,42 +51,10 @@ PRESET = Preset(
 """Everything about social_i_qa."""
 
 
-@overload
-def load_social_i_qa(
-    split: str = ...,
-    *,
-    streaming: Literal[False] = ...,
-    on_error: OnError = ...,
-    **options: Unpack[SourceOptions],
-) -> SampleSequence: ...
-@overload
-def load_social_i_qa(
-    split: str = ...,
-    *,
-    streaming: Literal[True],
-    on_error: OnError = ...,
-    **options: Unpack[SourceOptions],
-) -> StreamingSamples: ...
-@overload
-def load_social_i_qa(
-    split: str = ...,
-    *,
-    streaming: bool = ...,
-    on_error: OnError = ...,
-    **options: Unpack[SourceOptions],
-) -> SampleSequence | StreamingSamples: ...
-def load_social_i_qa(
-    split: str = "validation",
-    *,
-    streaming: bool = False,
-    on_error: OnError = "raise",
-    **options: Unpack[SourceOptions],
-) -> SampleSequence | StreamingSamples:
-    """Social IQa as :class:`~sdvm_hf.MultipleChoiceQuestionAnswerSample` s.
-
-    From the Hub at ``refs/convert/parquet`` unless ``revision`` says otherwise.
-
-    See :func:`~sdvm_hf.load.loaders.load_preset` for the options (``data_files`` reads
-    local copies in the Hub's layout).
-    """
-    return load_preset(PRESET, split=split, streaming=streaming, on_error=on_error, **options)
+load_social_i_qa = PresetLoader(
+    PRESET,
+    (
+        "Social IQa as :class:`~sdvm_hf.MultipleChoiceQuestionAnswerSample` s. From the Hub "
+        "at ``refs/convert/parquet`` unless ``revision`` says otherwise."
+    ),
+)

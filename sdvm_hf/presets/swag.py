@@ -13,12 +13,9 @@ not a layout of this preset.
 
 from __future__ import annotations
 
-from typing import Literal, Unpack, overload
-
-from sdvm_hf.arrow.sequence import SampleSequence
-from sdvm_hf.convert.mapping import MultipleChoiceMapping, OnError
+from sdvm_hf.convert.mapping import MultipleChoiceMapping
 from sdvm_hf.convert.preset import Preset
-from sdvm_hf.load.loaders import SourceOptions, StreamingSamples, load_preset
+from sdvm_hf.presets._loader import PresetLoader
 
 SWAG = MultipleChoiceMapping(
     name="swag",
@@ -47,46 +44,10 @@ PRESET = Preset(
 """Everything about swag."""
 
 
-@overload
-def load_swag(
-    config: str = ...,
-    split: str = ...,
-    *,
-    streaming: Literal[False] = ...,
-    on_error: OnError = ...,
-    **options: Unpack[SourceOptions],
-) -> SampleSequence: ...
-@overload
-def load_swag(
-    config: str = ...,
-    split: str = ...,
-    *,
-    streaming: Literal[True],
-    on_error: OnError = ...,
-    **options: Unpack[SourceOptions],
-) -> StreamingSamples: ...
-@overload
-def load_swag(
-    config: str = ...,
-    split: str = ...,
-    *,
-    streaming: bool = ...,
-    on_error: OnError = ...,
-    **options: Unpack[SourceOptions],
-) -> SampleSequence | StreamingSamples: ...
-def load_swag(
-    config: str = "regular",
-    split: str = "validation",
-    *,
-    streaming: bool = False,
-    on_error: OnError = "raise",
-    **options: Unpack[SourceOptions],
-) -> SampleSequence | StreamingSamples:
-    """SWAG as :class:`~sdvm_hf.MultipleChoiceCompletionSample` s.
-
-    The test split's labels are withheld: its rows cannot be samples.
-
-    See :func:`~sdvm_hf.load.loaders.load_preset` for the options (``data_files`` reads
-    local copies in the Hub's layout).
-    """
-    return load_preset(PRESET, config, split, streaming=streaming, on_error=on_error, **options)
+load_swag = PresetLoader(
+    PRESET,
+    (
+        "SWAG as :class:`~sdvm_hf.MultipleChoiceCompletionSample` s. The test split's labels "
+        "are withheld: its rows cannot be samples."
+    ),
+)

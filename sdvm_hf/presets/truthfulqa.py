@@ -10,12 +10,9 @@ its int32 labels. The configuration has one split, ``validation``.
 
 from __future__ import annotations
 
-from typing import Literal, Unpack, overload
-
-from sdvm_hf.arrow.sequence import SampleSequence
-from sdvm_hf.convert.mapping import MultipleChoiceMapping, OnError
+from sdvm_hf.convert.mapping import MultipleChoiceMapping
 from sdvm_hf.convert.preset import Preset
-from sdvm_hf.load.loaders import SourceOptions, StreamingSamples, load_preset
+from sdvm_hf.presets._loader import PresetLoader
 
 TRUTHFULQA = MultipleChoiceMapping(
     name="truthfulqa",
@@ -44,42 +41,10 @@ PRESET = Preset(
 """Everything about truthfulqa."""
 
 
-@overload
-def load_truthfulqa(
-    split: str = ...,
-    *,
-    streaming: Literal[False] = ...,
-    on_error: OnError = ...,
-    **options: Unpack[SourceOptions],
-) -> SampleSequence: ...
-@overload
-def load_truthfulqa(
-    split: str = ...,
-    *,
-    streaming: Literal[True],
-    on_error: OnError = ...,
-    **options: Unpack[SourceOptions],
-) -> StreamingSamples: ...
-@overload
-def load_truthfulqa(
-    split: str = ...,
-    *,
-    streaming: bool = ...,
-    on_error: OnError = ...,
-    **options: Unpack[SourceOptions],
-) -> SampleSequence | StreamingSamples: ...
-def load_truthfulqa(
-    split: str = "validation",
-    *,
-    streaming: bool = False,
-    on_error: OnError = "raise",
-    **options: Unpack[SourceOptions],
-) -> SampleSequence | StreamingSamples:
-    """TruthfulQA's single-answer task as question-answer samples.
-
-    The ``multiple_choice`` configuration has one split, ``validation``.
-
-    See :func:`~sdvm_hf.load.loaders.load_preset` for the options (``data_files`` reads
-    local copies in the Hub's layout).
-    """
-    return load_preset(PRESET, split=split, streaming=streaming, on_error=on_error, **options)
+load_truthfulqa = PresetLoader(
+    PRESET,
+    (
+        "TruthfulQA's single-answer task as question-answer samples. The ``multiple_choice`` "
+        "configuration has one split, ``validation``."
+    ),
+)

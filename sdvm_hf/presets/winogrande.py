@@ -21,12 +21,9 @@ be rebuilt from a sample.
 
 from __future__ import annotations
 
-from typing import Literal, Unpack, overload
-
-from sdvm_hf.arrow.sequence import SampleSequence
-from sdvm_hf.convert.mapping import MultipleChoiceMapping, OnError
+from sdvm_hf.convert.mapping import MultipleChoiceMapping
 from sdvm_hf.convert.preset import Preset
-from sdvm_hf.load.loaders import SourceOptions, StreamingSamples, load_preset
+from sdvm_hf.presets._loader import PresetLoader
 
 WINOGRANDE = MultipleChoiceMapping(
     name="winogrande",
@@ -57,47 +54,11 @@ PRESET = Preset(
 """Everything about winogrande."""
 
 
-@overload
-def load_winogrande(
-    config: str = ...,
-    split: str = ...,
-    *,
-    streaming: Literal[False] = ...,
-    on_error: OnError = ...,
-    **options: Unpack[SourceOptions],
-) -> SampleSequence: ...
-@overload
-def load_winogrande(
-    config: str = ...,
-    split: str = ...,
-    *,
-    streaming: Literal[True],
-    on_error: OnError = ...,
-    **options: Unpack[SourceOptions],
-) -> StreamingSamples: ...
-@overload
-def load_winogrande(
-    config: str = ...,
-    split: str = ...,
-    *,
-    streaming: bool = ...,
-    on_error: OnError = ...,
-    **options: Unpack[SourceOptions],
-) -> SampleSequence | StreamingSamples: ...
-def load_winogrande(
-    config: str = "winogrande_xl",
-    split: str = "validation",
-    *,
-    streaming: bool = False,
-    on_error: OnError = "raise",
-    **options: Unpack[SourceOptions],
-) -> SampleSequence | StreamingSamples:
-    """Winogrande as :class:`~sdvm_hf.MultipleChoiceCompletionSample` s.
-
-    ``config`` is one of the training sizes; every configuration shares the validation and
-    test splits. The test split's answers are withheld: its rows cannot be samples.
-
-    See :func:`~sdvm_hf.load.loaders.load_preset` for the options (``data_files`` reads
-    local copies in the Hub's layout).
-    """
-    return load_preset(PRESET, config, split, streaming=streaming, on_error=on_error, **options)
+load_winogrande = PresetLoader(
+    PRESET,
+    (
+        "Winogrande as :class:`~sdvm_hf.MultipleChoiceCompletionSample` s. ``config`` is one "
+        "of the training sizes; every configuration shares the validation and test splits. "
+        "The test split's answers are withheld: its rows cannot be samples."
+    ),
+)
