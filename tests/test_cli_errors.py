@@ -182,3 +182,12 @@ def test_on_python_3_11_the_round_trip_says_the_sdk_extra_installed_nothing(
     assert "needs Python >= 3.12; this is Python 3.11" in err
     assert "where the 'sdvm' extra installs nothing" in err
     assert "python3.12 -m venv .venv312 && .venv312/bin/pip install" in err
+
+
+def test_a_service_stage_refuses_an_output_it_would_not_write_as_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "in.parquet"
+    assert main(["convert", "hellaswag", "--bundled", "-o", str(source)]) == 0
+    status, _, err = run(["audit", str(source), "-o", str(tmp_path / "a.jsonl")], capsys)
+    assert status == 2 and "a.jsonl: the output is Parquet; name it .parquet" in err

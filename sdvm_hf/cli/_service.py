@@ -70,7 +70,8 @@ def _run(args: argparse.Namespace) -> int:
     conventions = args.conventions
     if conventions is None and args.dataset:
         conventions = PRESETS[args.dataset].conventions
-    check_output(args.output, [args.file])
+    if check_output(args.output, [args.file]) != "parquet":
+        raise ValueError(f"{args.output}: the output is Parquet; name it .parquet")
     try:
         result = run_stage(
             read_samples(args.file),
