@@ -22,15 +22,16 @@ json_scalars = (
 json_values = st.recursive(
     json_scalars,
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
-    max_leaves=12,
+    max_leaves=8,
 )
-json_objects = st.dictionaries(st.text(), json_values, max_size=4)
+# Blocks are opaque to us (carried, never read): small objects are enough to pin the round trip.
+json_objects = st.dictionaries(st.text(max_size=8), json_scalars, max_size=3)
 extra_keys = st.text().filter(lambda key: key not in RESERVED_KEYS)
 
 
 @st.composite
 def samples(
-    draw: st.DrawFn, extra: st.SearchStrategy[dict[str, Any]] | None = None
+    draw: st.DrawFn, extra: st.SearchStrategy[dict[str, Any]] | None = None, blocks: bool = True
 ) -> MultipleChoiceSample:
     choices = draw(st.lists(st.text(), min_size=2, max_size=6))
     cls = class_for_style(draw(st.sampled_from(["continuation", "qa"])))
@@ -41,9 +42,9 @@ def samples(
         extra=draw(
             extra if extra is not None else st.dictionaries(extra_keys, json_values, max_size=5)
         ),
-        audit=draw(st.none() | json_objects),
-        fix=draw(st.none() | json_objects),
-        reaudit=draw(st.none() | json_objects),
+        audit=draw(st.none() | json_objects) if blocks else None,
+        fix=draw(st.none() | json_objects) if blocks else None,
+        reaudit=draw(st.none() | json_objects) if blocks else None,
     )
 
 
@@ -66,4 +67,4 @@ def uniform_batches(draw: st.DrawFn) -> list[MultipleChoiceSample]:
         for _ in keys
     ]
     extra = st.fixed_dictionaries(dict(zip(keys, kinds, strict=True)))
-    return draw(st.lists(samples(extra=extra), min_size=1, max_size=5))
+    return draw(st.lists(samples(extra=extra, blocks=False), min_size=1, max_size=4))

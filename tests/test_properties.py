@@ -20,7 +20,7 @@ def test_sample_to_wire_dict_and_back_is_exact(sample: MultipleChoiceSample) -> 
     assert_same_samples([type(sample).from_dict(sample.to_dict())], [sample])
 
 
-@given(st.lists(samples(), min_size=1, max_size=5))
+@given(st.lists(samples(), min_size=1, max_size=3))
 def test_samples_to_parquet_and_back_is_exact(batch: list[MultipleChoiceSample]) -> None:
     buffer = io.BytesIO()  # in memory: write_parquet and read_parquet add only the file
     pq.write_table(samples_to_table(batch), buffer)
