@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from sdvm_hf._wire import STYLES
 from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.cli._common import add_command, print_summary
 from sdvm_hf.convert._answers import ANSWER_FORMATS
@@ -84,7 +85,7 @@ def add_commands(commands: Any) -> None:
     )
     generic.add_argument(
         "--style",
-        choices=("qa", "continuation"),
+        choices=STYLES,
         default="qa",
         help="qa (questions) or continuation (stems)",
     )
