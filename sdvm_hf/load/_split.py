@@ -1,9 +1,10 @@
 """Split specs as ``datasets`` writes them: ``"validation"``, ``"validation[:100]"``.
 
 A spec names one split and optionally a slice of it, in rows or in percent
-(``"test[10%:20%]"``, rounded to the closest row, as ``datasets`` does). It is parsed by ``datasets.ReadInstruction.from_spec`` and
-resolved by its ``to_absolute``, so a slice means here exactly what it means to
-``datasets.load_dataset``; only a spec joining several splits (``"train+test"``) is refused.
+(``"test[10%:20%]"``, rounded to the closest row, as ``datasets`` does). It is parsed by
+``datasets.ReadInstruction.from_spec`` and resolved by its ``to_absolute``, so a slice means
+here exactly what it means to ``datasets.load_dataset``; only a spec joining several splits
+(``"train+test"``) is refused.
 """
 
 from __future__ import annotations
