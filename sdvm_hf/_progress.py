@@ -31,9 +31,9 @@ def quiet(on: bool = True) -> Iterator[None]:
 
 
 def _datasets_bars_off() -> bool:
-    datasets = sys.modules.get("datasets")
-    if datasets is not None:
-        return bool(datasets.utils.tqdm.are_progress_bars_disabled())
+    bars = sys.modules.get("datasets.utils.tqdm")
+    if bars is not None:
+        return bool(bars.are_progress_bars_disabled())
     value = os.environ.get("HF_DATASETS_DISABLE_PROGRESS_BARS", "").upper()
     return value in {"1", "ON", "YES", "TRUE"}
 

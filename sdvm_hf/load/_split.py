@@ -51,7 +51,14 @@ class SplitSpec:
         except ValueError as error:
             raise ValueError(f"split {self.spec!r} on {length} rows: {error}") from None
         stop = None if length is None and absolute.to == _UNBOUNDED else absolute.to
+        if stop is not None and absolute.from_ >= stop:
+            raise self.empty(length)
         return absolute.from_, stop
+
+    def empty(self, length: int | None) -> ValueError:
+        """The error for a slice that selects no row (``datasets`` refuses it too)."""
+        rows = "" if length is None else f" of the {length:,}"
+        return ValueError(f"split {self.spec!r} selects no rows{rows} in {self.name!r}")
 
 
 def parse_split(spec: str) -> SplitSpec:

@@ -195,18 +195,22 @@ def stream_batches(source: Source, batch_size: int) -> Iterator[tuple[int, pa.Ta
     length = _length(source, batch_size) if spec.needs_length else None
     start, stop = spec.bounds(length)
     row = 0
+    given = False
     for batch in _all_batches(source, batch_size):
         first, row = row, row + batch.num_rows
         if row <= start:
             continue
         if stop is not None and first >= stop:
             return
+        given = True
         low = max(start - first, 0)
         high = batch.num_rows if stop is None else min(stop - first, batch.num_rows)
         yield (
             first + low,
             batch.slice(low, high - low) if (low, high) != (0, batch.num_rows) else batch,
         )
+    if spec.sliced and not given:
+        raise spec.empty(row)
 
 
 def source_length(source: Source) -> int | None:
