@@ -111,7 +111,10 @@ def test_rows_of_a_sliced_split_keep_their_numbers() -> None:
 
 
 def test_data_files_as_a_dict_reads_the_entry_for_the_split() -> None:
-    files = {"validation": HELLASWAG / "validation.parquet", "test": str(HELLASWAG / "test.jsonl")}
+    files: dict[str, str | Path] = {
+        "validation": HELLASWAG / "validation.parquet",
+        "test": str(HELLASWAG / "test.jsonl"),
+    }
     assert len(load_hellaswag("validation", data_files=files)) == 12
     with pytest.raises(sdvm_hf.LayoutError, match="hellaswag test: column 'label' is missing"):
         load_hellaswag("test", data_files=files)
