@@ -1,6 +1,7 @@
 """Local files read with pyarrow, in place: nothing is copied into the ``datasets`` cache.
 
-Parquet is memory-mapped (whole, or batch by batch with ``ParquetFile.iter_batches``), JSON
+Parquet is memory-mapped when read whole, and read row group by row group with
+``ParquetFile.iter_batches`` when streamed, JSON
 Lines (also ``.gz``) goes through ``pyarrow.json`` (whole, or a few megabytes of lines at a
 time), a JSON array file through the standard library as ``datasets`` reads one, and CSV
 through :mod:`sdvm_hf.load._csv`. Column types are those pyarrow infers, which is what
@@ -117,7 +118,8 @@ def local_batches(
     """The files batch by batch (at most ``batch_size`` rows), holding one batch at a time."""
     for file in files:
         if kind == "parquet":
-            parquet = pq.ParquetFile(file, memory_map=True)
+            # Not memory-mapped: mapped pages stay resident, so the whole file would count.
+            parquet = pq.ParquetFile(file)
             for batch in parquet.iter_batches(batch_size=batch_size):
                 yield pa.Table.from_batches([batch])
             continue
