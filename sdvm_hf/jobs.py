@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from sdvm_hf._atomic import atomic_path
+from sdvm_hf._progress import bar
 from sdvm_hf.arrow._validate import canonical, check_schema, find_problems
 from sdvm_hf.arrow.rejects import Rejects, json_line
 from sdvm_hf.arrow.sequence import SampleSequence
@@ -154,20 +155,33 @@ class Validation:
     """Every problem, first rows first; a JSON Lines problem is a line's message."""
 
 
+_VALIDATE_ROWS = 262_144
+"""Rows checked at a time by :func:`validate_file` (the progress bar's step)."""
+
+
 def validate_file(path: str | os.PathLike[str]) -> Validation:
     """Check every row of a sample file (Parquet, or wire JSON Lines)."""
     problems: list[Problem | str] = []
     if format_of(path) == "parquet":
         table = read_parquet_table(path)
         check_schema(table.schema, str(path))
-        return Validation(table.num_rows, list(find_problems(canonical(table))))
+        table = canonical(table)
+        with bar(table.num_rows, f"validating {Path(path).name}") as progress:
+            for offset in range(0, table.num_rows, _VALIDATE_ROWS):
+                part = table.slice(offset, _VALIDATE_ROWS)
+                found = find_problems(part)
+                problems += [replace(p, row=p.row + offset) for p in found]
+                progress.update(part.num_rows)
+        return Validation(table.num_rows, problems)
     rows = 0
-    for number, record in jsonl_records(path, keep_going=True):
-        rows += 1
-        try:
-            if isinstance(record, ValueError):
-                raise record
-            MultipleChoiceSample.from_dict(record)
-        except ValueError as error:
-            problems.append(f"line {number}: {error}".replace("\n", " "))
+    with bar(None, f"validating {Path(path).name}") as progress:
+        for number, record in jsonl_records(path, keep_going=True):
+            rows += 1
+            progress.update(1)
+            try:
+                if isinstance(record, ValueError):
+                    raise record
+                MultipleChoiceSample.from_dict(record)
+            except ValueError as error:
+                problems.append(f"line {number}: {error}".replace("\n", " "))
     return Validation(rows, problems)

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from sdvm_hf._progress import quiet
 from sdvm_hf._wire import STYLES
 from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.cli._common import add_command, print_summary
@@ -100,6 +101,7 @@ def add_commands(commands: Any) -> None:
         help="stop at the first bad row, or skip and report every one (default: raise)",
     )
     convert.add_argument("--json", action="store_true", help="print the summary as JSON")
+    convert.add_argument("--quiet", action="store_true", help="no progress bar")
     convert.set_defaults(run=_convert)
 
 
@@ -169,7 +171,8 @@ def _load(args: argparse.Namespace) -> SampleSequence:
 def _convert(args: argparse.Namespace) -> int:
     inputs = expand(args.data_files) if args.data_files else []
     check_output(args.output, inputs, args.format)
-    samples = _load(args)
+    with quiet(args.quiet):
+        samples = _load(args)
     if len(samples) == 0 and samples.rejects:
         path = write_rejects_beside(samples, args.output)
         print_summary(summarize(samples.table, samples.rejects), args.json)

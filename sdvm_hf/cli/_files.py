@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from sdvm_hf._progress import quiet
 from sdvm_hf.cli._common import add_command, print_summary
 from sdvm_hf.jobs import inspect_file, validate_file
 
@@ -29,6 +30,7 @@ def add_commands(commands: Any) -> None:
     validate.add_argument(
         "--limit", type=int, default=20, help="how many problems to list (default: 20)"
     )
+    validate.add_argument("--quiet", action="store_true", help="no progress bar")
     validate.set_defaults(run=_validate)
 
 
@@ -38,7 +40,8 @@ def _inspect(args: argparse.Namespace) -> int:
 
 
 def _validate(args: argparse.Namespace) -> int:
-    result = validate_file(args.file)
+    with quiet(args.quiet):
+        result = validate_file(args.file)
     if result.problems:
         shown = min(len(result.problems), args.limit)
         print(

@@ -15,6 +15,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from sdvm_hf._progress import bar
 from sdvm_hf.arrow._codec import decode
 from sdvm_hf.arrow.rejects import Rejects
 from sdvm_hf.arrow.sequence import SampleSequence
@@ -22,7 +23,15 @@ from sdvm_hf.convert.mapping import Conversion, MultipleChoiceMapping, OnError
 from sdvm_hf.convert.preset import Preset
 from sdvm_hf.errors import LayoutError
 from sdvm_hf.load._csv import CsvLayout
-from sdvm_hf.load.sources import DataFiles, Source, bundled_file, load_table, stream_batches
+from sdvm_hf.load._split import parse_split
+from sdvm_hf.load.sources import (
+    DataFiles,
+    Source,
+    bundled_file,
+    load_table,
+    source_length,
+    stream_batches,
+)
 from sdvm_hf.samples import MultipleChoiceSample
 
 MappingChoice = MultipleChoiceMapping | Callable[[Sequence[str]], MultipleChoiceMapping]
@@ -36,13 +45,18 @@ class SourceOptions(TypedDict, total=False):
     """Where to read a split from, besides the Hub id: the options every loader takes."""
 
     data_files: DataFiles | None
-    """Local Parquet, JSON Lines (also ``.gz``), JSON or CSV files: paths, globs or a folder."""
+    """Local Parquet, JSON Lines (also ``.gz``), JSON or CSV files: paths, globs or a folder,
+    or ``{split: files}`` (the entry for ``split`` is read), as ``datasets.load_dataset``
+    takes them."""
     revision: str | None
     """The Hub revision (a branch, tag or commit)."""
     cache_dir: str | None
     """The ``datasets`` cache folder."""
     token: str | bool | None
     """The Hub token, for gated or private datasets."""
+    hub: str | None
+    """In place of the Hub id: another id, or a local folder laid out as a Hub repository
+    (read through the same ``datasets.load_dataset`` call, configuration and revision)."""
 
 
 @dataclass
@@ -84,25 +98,27 @@ class StreamingSamples:
 
     def __init__(
         self,
-        batches: Callable[[], Iterator[pa.Table]],
+        batches: Callable[[], Iterator[tuple[int, pa.Table]]],
         mapping: MappingChoice,
         split: str,
         on_error: OnError,
         select: _Selection | None = None,
+        total: int | None = None,
     ) -> None:
-        """Wrap a function that streams the source batch by batch."""
+        """Wrap a function that streams the source batch by batch (numbered by first row)."""
         self._batches = batches
         self._mapping = mapping
         self._split = split
         self._on_error: OnError = on_error
         self._select = select
+        self._total = total
         self.rejects = Rejects()
 
     def __iter__(self) -> Iterator[MultipleChoiceSample]:
         self.rejects = Rejects()
         select = None if self._select is None else replace(self._select, seen=set(), matched=0)
         conversions = _conversions(
-            self._batches(), self._mapping, self._split, self._on_error, select
+            self._batches(), self._mapping, self._split, self._on_error, select, self._total
         )
         for result in conversions:
             self.rejects = Rejects.join([self.rejects, result.rejects])
@@ -110,24 +126,43 @@ class StreamingSamples:
 
 
 def _conversions(
-    batches: Iterable[pa.Table],
+    batches: Iterable[tuple[int, pa.Table]],
     mapping: MappingChoice,
     split: str,
     on_error: OnError,
     select: _Selection | None = None,
+    total: int | None = None,
 ) -> Iterator[Conversion]:
-    """Convert batch by batch; rows keep their numbers in the source, selected or not."""
-    first_row = 0
-    for batch in batches:
-        rows = np.arange(first_row, first_row + batch.num_rows, dtype=np.int64)
-        first_row += batch.num_rows
-        if select is not None:
-            mask = select.mask(batch)
-            batch, rows = batch.filter(pa.array(mask)), rows[mask]
-        resolved = _resolve(mapping, batch.column_names)
-        yield resolved.convert(batch, split=split, on_error=on_error, rows=rows)
+    """Convert batch by batch; rows keep their numbers in the split, selected or not.
+
+    Each batch comes with the split's number of its first row. A progress bar counts the rows
+    on a terminal (see :mod:`sdvm_hf._progress`).
+    """
+    with bar(total, f"converting {split}") as progress:
+        for first_row, batch in batches:
+            rows = np.arange(first_row, first_row + batch.num_rows, dtype=np.int64)
+            size = batch.num_rows
+            if select is not None:
+                mask = select.mask(batch)
+                batch, rows = batch.filter(pa.array(mask)), rows[mask]
+            resolved = _resolve(mapping, batch.column_names)
+            yield resolved.convert(batch, split=split, on_error=on_error, rows=rows)
+            progress.update(size)
     if select is not None:
         select.check()
+
+
+def _regrouped(table: pa.Table, first_row: int, rows: int) -> Iterator[tuple[int, pa.Table]]:
+    """``table`` in slices of ``rows`` rows, each one chunk.
+
+    Small chunks (``datasets`` stores 1,000 rows a chunk) are combined, so the conversion
+    runs on big batches.
+    """
+    for offset in range(0, table.num_rows, rows):
+        part = table.slice(offset, rows)
+        if part.column(0).num_chunks > 1 if part.num_columns else False:
+            part = part.combine_chunks()
+        yield first_row + offset, part
 
 
 def _resolve(mapping: MappingChoice, columns: Sequence[str]) -> MultipleChoiceMapping:
@@ -140,11 +175,15 @@ def convert_table(
     split: str = "",
     on_error: OnError = "raise",
     select: _Selection | None = None,
+    first_row: int = 0,
 ) -> SampleSequence:
-    """Convert a whole source table in batches; rows are numbered across the table."""
+    """Convert a whole source table in batches.
+
+    Rows are numbered across the table from ``first_row`` (a slice keeps its split's numbers).
+    """
     resolved = _resolve(mapping, table.column_names)
-    batches = table.to_batches(max_chunksize=BATCH_ROWS)
-    results = list(_conversions(batches, resolved, split, on_error, select))
+    batches = _regrouped(table, first_row, BATCH_ROWS)
+    results = list(_conversions(batches, resolved, split, on_error, select, table.num_rows))
     rejects = Rejects.join(result.rejects for result in results)
     if results:
         converted = pa.concat_tables([result.table for result in results])
@@ -160,11 +199,18 @@ def _load(
     on_error: OnError,
     select: _Selection | None = None,
 ) -> SampleSequence | StreamingSamples:
+    split = source.spec.name
     if streaming:
         return StreamingSamples(
-            lambda: stream_batches(source, BATCH_ROWS), mapping, source.split, on_error, select
+            lambda: stream_batches(source, BATCH_ROWS),
+            mapping,
+            split,
+            on_error,
+            select,
+            source_length(source) if select is None else None,
         )
-    return convert_table(load_table(source), mapping, source.split, on_error, select)
+    loaded = load_table(source)
+    return convert_table(loaded.table, mapping, split, on_error, select, loaded.first_row)
 
 
 def _source(
@@ -184,7 +230,7 @@ def _source(
         )
     local = options.get("data_files") is not None
     return Source(
-        path=None if local else hub,
+        path=None if local else options.get("hub") or hub,
         name=None if local else name,
         split=split,
         data_files=options.get("data_files"),
@@ -302,7 +348,7 @@ def load_preset(
             )
         if preset.bundled is None:
             raise ValueError(f"no slice of {preset.name} is bundled in the package")
-        if split != preset.bundled.split:
+        if parse_split(split).name != preset.bundled.split:
             raise ValueError(
                 f"the bundled {preset.name} slice holds the {preset.bundled.split!r} split "
                 f"only, got split={split!r}"

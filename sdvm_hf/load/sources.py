@@ -1,14 +1,17 @@
 """Where source rows come from: the Hub or local Parquet, JSON Lines, JSON or CSV files.
 
-The Hub and local Parquet and JSON go through ``datasets``; CSV is read by
-:mod:`sdvm_hf.load._csv` with every column a string. Nothing here knows any dataset.
+The Hub goes through ``datasets`` (and its cache). Local files are read in place with pyarrow
+by :mod:`sdvm_hf.load._local` (Parquet memory-mapped, nothing written to the ``datasets``
+cache); CSV by :mod:`sdvm_hf.load._csv` with every column a string. A split is a
+``datasets`` split spec (:mod:`sdvm_hf.load._split`): a slice is read as a range of the
+whole split, whose row numbers it keeps. Nothing here knows any dataset.
 """
 
 from __future__ import annotations
 
 import glob
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from importlib import resources
@@ -17,11 +20,16 @@ from typing import Any
 
 import pyarrow as pa
 
-from sdvm_hf.load._csv import CsvLayout, csv_batches, read_csv
+from sdvm_hf.load._csv import CsvLayout
+from sdvm_hf.load._local import Kind, local_batches, local_length, read_local
+from sdvm_hf.load._split import SplitSpec, parse_split
 
-DataFiles = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
+Files = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
+DataFiles = Files | Mapping[str, Files]
+"""What ``datasets.load_dataset`` takes: a path, a glob, a folder, a list, or ``{split: files}``."""
 
-_BUILDERS = {".parquet": "parquet", ".jsonl": "json", ".json": "json", ".csv": "csv"}
+_KINDS: dict[str, Kind] = {".parquet": "parquet", ".jsonl": "jsonl", ".json": "json", ".csv": "csv"}
+_BUILDERS = {"parquet": "parquet", "jsonl": "json", "json": "json", "csv": "csv"}
 
 
 def bundled_file(name: str) -> Path:
@@ -29,7 +37,7 @@ def bundled_file(name: str) -> Path:
     return Path(str(resources.files("sdvm_hf") / "data" / name))
 
 
-def expand(data_files: DataFiles) -> list[str]:
+def expand(data_files: Files) -> list[str]:
     """Local paths and glob patterns to a sorted list of files (a folder: every file in it)."""
     items = [data_files] if isinstance(data_files, str | os.PathLike) else list(data_files)
     files: list[str] = []
@@ -48,21 +56,38 @@ def expand(data_files: DataFiles) -> list[str]:
     return files
 
 
-def builder_for(files: Sequence[str]) -> str:
-    """The ``datasets`` builder for these files (``parquet``, ``json`` or ``csv``)."""
-    kinds = set()
+def kind_of(files: Sequence[str]) -> Kind:
+    """What these files hold: ``parquet``, ``jsonl``, ``json`` (an array) or ``csv``."""
+    kinds: set[Kind] = set()
     for file in files:
         suffix = "".join(Path(file).suffixes[-2:]) if file.endswith(".gz") else Path(file).suffix
         suffix = suffix.removesuffix(".gz")
-        if suffix not in _BUILDERS:
+        if suffix not in _KINDS:
             raise ValueError(
                 f"cannot tell the format of {file}: expected .parquet, .jsonl, .json or .csv "
                 f"(optionally .gz)"
             )
-        kinds.add(_BUILDERS[suffix])
+        kinds.add(_KINDS[suffix])
     if len(kinds) > 1:
         raise ValueError(f"data files mix formats ({', '.join(sorted(kinds))}); load them apart")
     return kinds.pop()
+
+
+def builder_for(files: Sequence[str]) -> str:
+    """The ``datasets`` builder for these files (``parquet``, ``json`` or ``csv``)."""
+    return _BUILDERS[kind_of(files)]
+
+
+def split_files(data_files: DataFiles, split: str) -> Files:
+    """The entry of ``data_files`` for ``split`` (a dict is ``{split: files}``)."""
+    if not isinstance(data_files, Mapping):
+        return data_files
+    if split not in data_files:
+        raise ValueError(
+            f"data_files has no entry for split {split!r}; its splits: "
+            f"{', '.join(map(repr, data_files)) or '(none)'}"
+        )
+    return data_files[split]
 
 
 @dataclass(frozen=True)
@@ -74,6 +99,7 @@ class Source:
     name: str | None = None
     """The Hub configuration (``"all"``)."""
     split: str = "train"
+    """A split spec: a name, optionally sliced (``"validation[:100]"``, ``"test[10%:20%]"``)."""
     data_files: DataFiles | None = None
     revision: str | None = None
     cache_dir: str | None = None
@@ -82,56 +108,117 @@ class Source:
     """How CSV files name their columns (headerless files, columns from file names)."""
 
     @cached_property
+    def spec(self) -> SplitSpec:
+        """The split spec parsed: the split's name and the slice asked for."""
+        return parse_split(self.split)
+
+    @cached_property
     def files(self) -> list[str] | None:
-        """The local files, globs and folders expanded once (``None`` for the Hub)."""
-        return None if self.data_files is None else expand(self.data_files)
+        """The local files of the split, expanded once (``None`` for the Hub)."""
+        if self.data_files is None:
+            return None
+        return expand(split_files(self.data_files, self.spec.name))
 
     def load_dataset_args(self) -> tuple[str, dict[str, Any]]:
-        """The exact arguments for ``datasets.load_dataset`` (never ``trust_remote_code``)."""
+        """The exact arguments for ``datasets.load_dataset`` (never ``trust_remote_code``).
+
+        ``split`` is the split's name: a slice is taken from the split afterwards, so that its
+        rows keep their numbers in the whole split.
+        """
         if self.files is not None:
             return builder_for(self.files), {
-                "data_files": {self.split: self.files},
-                "split": self.split,
+                "data_files": {self.spec.name: self.files},
+                "split": self.spec.name,
                 "cache_dir": self.cache_dir,
             }
         if self.path is None:
             raise ValueError("give a Hub dataset path or data_files")
         return self.path, {
             "name": self.name,
-            "split": self.split,
+            "split": self.spec.name,
             "revision": self.revision,
             "cache_dir": self.cache_dir,
             "token": self.token,
         }
 
-    def csv_files(self) -> list[str] | None:
-        """The local files when they are CSV (read with pyarrow, all strings), else ``None``."""
-        return self.files if self.files is not None and builder_for(self.files) == "csv" else None
+
+@dataclass(frozen=True)
+class Loaded:
+    """A split (or the slice asked for) as a table, and the split's number of its first row."""
+
+    table: pa.Table
+    first_row: int
 
 
-def load_table(source: Source) -> pa.Table:
-    """The whole split as an Arrow table."""
-    csv_files = source.csv_files()
-    if csv_files is not None:
-        return read_csv(csv_files, source.csv)
-    import datasets
+def load_table(source: Source) -> Loaded:
+    """The split, or its slice, as an Arrow table: local files in place, the Hub via its cache."""
+    if source.files is not None:
+        table = read_local(source.files, kind_of(source.files), source.csv)
+    else:
+        import datasets
 
-    builder, kwargs = source.load_dataset_args()
-    dataset = datasets.load_dataset(builder, **kwargs)
-    if dataset._indices is not None:
-        dataset = dataset.flatten_indices()
-    return dataset.data.table
+        builder, kwargs = source.load_dataset_args()
+        dataset = datasets.load_dataset(builder, **kwargs)
+        if dataset._indices is not None:
+            dataset = dataset.flatten_indices()
+        table = dataset.data.table
+    start, stop = source.spec.bounds(table.num_rows)
+    if not source.spec.sliced:
+        return Loaded(table, 0)
+    assert stop is not None
+    return Loaded(table.slice(start, stop - start), start)
 
 
-def stream_batches(source: Source, batch_size: int) -> Iterator[pa.Table]:
-    """The split batch by batch, without loading it whole (``streaming=True``)."""
-    csv_files = source.csv_files()
-    if csv_files is not None:
-        for file in csv_files:
-            yield from csv_batches(file, source.csv, batch_size)
+def _length(source: Source, batch_size: int) -> int:
+    """The split's row count for a slice that needs it: from metadata, else one counting pass."""
+    if source.files is not None:
+        known = local_length(source.files, kind_of(source.files))
+        if known is not None:
+            return known
+    return sum(batch.num_rows for batch in _all_batches(source, batch_size))
+
+
+def _all_batches(source: Source, batch_size: int) -> Iterator[pa.Table]:
+    if source.files is not None:
+        yield from local_batches(source.files, kind_of(source.files), source.csv, batch_size)
         return
     import datasets
 
     builder, kwargs = source.load_dataset_args()
     stream = datasets.load_dataset(builder, streaming=True, **kwargs)
     yield from stream.with_format("arrow").iter(batch_size=batch_size)
+
+
+def stream_batches(source: Source, batch_size: int) -> Iterator[tuple[int, pa.Table]]:
+    """The split (or its slice) batch by batch, each with the split's number of its first row."""
+    spec = source.spec
+    length = _length(source, batch_size) if spec.needs_length else None
+    start, stop = spec.bounds(length)
+    row = 0
+    given = False
+    for batch in _all_batches(source, batch_size):
+        first, row = row, row + batch.num_rows
+        if row <= start:
+            continue
+        if stop is not None and first >= stop:
+            return
+        given = True
+        low = max(start - first, 0)
+        high = batch.num_rows if stop is None else min(stop - first, batch.num_rows)
+        yield (
+            first + low,
+            batch.slice(low, high - low) if (low, high) != (0, batch.num_rows) else batch,
+        )
+    if spec.sliced and not given:
+        raise spec.empty(row)
+
+
+def source_length(source: Source) -> int | None:
+    """The rows a local source will give, when its files say it without being read."""
+    if source.files is None:
+        return None
+    known = local_length(source.files, kind_of(source.files))
+    if known is None:
+        return None
+    start, stop = source.spec.bounds(known)
+    return (known if stop is None else stop) - start

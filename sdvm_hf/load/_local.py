@@ -1,0 +1,132 @@
+"""Local files read with pyarrow, in place: nothing is copied into the ``datasets`` cache.
+
+Parquet is memory-mapped when read whole, and read row group by row group with
+``ParquetFile.iter_batches`` when streamed, JSON
+Lines (also ``.gz``) goes through ``pyarrow.json`` (whole, or a few megabytes of lines at a
+time), a JSON array file through the standard library as ``datasets`` reads one, and CSV
+through :mod:`sdvm_hf.load._csv`. Column types are those pyarrow infers, which is what
+``datasets`` gives for the same files (its builders use the same readers).
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+from collections.abc import Iterator, Sequence
+from typing import IO, Literal
+
+import pyarrow as pa
+import pyarrow.json as paj
+import pyarrow.parquet as pq
+
+from sdvm_hf.load._csv import CsvLayout, csv_batches, read_csv
+
+Kind = Literal["parquet", "jsonl", "json", "csv"]
+
+_JSONL_BLOCK = 8 << 20
+"""Bytes of JSON Lines parsed at a time when streaming."""
+
+_READ = paj.ReadOptions(block_size=4 << 20)
+"""pyarrow's default 1 MB blocks fail on a longer line."""
+
+
+def _named(file: str, error: Exception) -> ValueError:
+    return ValueError(f"{file}: {error}")
+
+
+def _concat(tables: list[pa.Table], files: Sequence[str]) -> pa.Table:
+    try:
+        return pa.concat_tables(tables)
+    except pa.ArrowInvalid as error:
+        raise ValueError(
+            f"the files do not share their columns ({', '.join(files)}): {error}"
+        ) from None
+
+
+def _json_array(file: str) -> pa.Table:
+    """A JSON file holding an array of objects, read as ``datasets`` reads one.
+
+    ``datasets`` rewrites the array as JSON Lines and hands it to ``pyarrow.json``; so does
+    this, so the column types are the same.
+    """
+    opener = gzip.open if file.endswith(".gz") else open
+    try:
+        with opener(file, "rt", encoding="utf-8") as text:
+            data = json.load(text)
+        if not isinstance(data, list) or not all(isinstance(row, dict) for row in data):
+            raise ValueError("expected a JSON array of objects (or JSON Lines, named .jsonl)")
+        lines = "\n".join(json.dumps(row, ensure_ascii=False) for row in data).encode()
+        return paj.read_json(io.BytesIO(lines), read_options=_READ)
+    except (ValueError, UnicodeDecodeError, pa.ArrowInvalid) as error:
+        raise _named(file, error) from None
+
+
+def _jsonl(file: str) -> pa.Table:
+    try:
+        return paj.read_json(file, read_options=_READ)
+    except pa.ArrowInvalid as error:
+        raise _named(file, error) from None
+
+
+def read_local(files: Sequence[str], kind: Kind, csv: CsvLayout) -> pa.Table:
+    """The files as one table, read in place (Parquet memory-mapped)."""
+    if kind == "csv":
+        return read_csv(files, csv)
+    if kind == "parquet":
+        tables = [pq.read_table(file, memory_map=True) for file in files]
+    elif kind == "jsonl":
+        tables = [_jsonl(file) for file in files]
+    else:
+        tables = [_json_array(file) for file in files]
+    return tables[0] if len(tables) == 1 else _concat(tables, files)
+
+
+def local_length(files: Sequence[str], kind: Kind) -> int | None:
+    """The row count when the files say it without being read (Parquet), else ``None``."""
+    if kind != "parquet":
+        return None
+    return sum(int(pq.ParquetFile(file, memory_map=True).metadata.num_rows) for file in files)
+
+
+def _open_lines(file: str) -> IO[bytes]:
+    if file.endswith(".gz"):
+        return gzip.open(file, "rb")  # type: ignore[return-value]
+    return open(file, "rb")
+
+
+def _jsonl_blocks(file: str) -> Iterator[pa.Table]:
+    """A JSON Lines file a few megabytes of lines at a time; later blocks keep the first's types."""
+    schema: pa.Schema | None = None
+    with _open_lines(file) as lines:
+        while block := lines.readlines(_JSONL_BLOCK):
+            known = None if schema is None else pa.schema(f for f in schema if f.type != pa.null())
+            options = paj.ParseOptions(explicit_schema=known, unexpected_field_behavior="infer")
+            try:
+                table = paj.read_json(
+                    io.BytesIO(b"".join(block)), read_options=_READ, parse_options=options
+                )
+            except pa.ArrowInvalid as error:
+                raise _named(file, error) from None
+            schema = schema or table.schema
+            yield table
+
+
+def local_batches(
+    files: Sequence[str], kind: Kind, csv: CsvLayout, batch_size: int
+) -> Iterator[pa.Table]:
+    """The files batch by batch (at most ``batch_size`` rows), holding one batch at a time."""
+    for file in files:
+        if kind == "parquet":
+            # Not memory-mapped: mapped pages stay resident, so the whole file would count.
+            parquet = pq.ParquetFile(file)
+            for batch in parquet.iter_batches(batch_size=batch_size):
+                yield pa.Table.from_batches([batch])
+            continue
+        if kind == "csv":
+            yield from csv_batches(file, csv, batch_size)
+            continue
+        blocks = _jsonl_blocks(file) if kind == "jsonl" else iter([_json_array(file)])
+        for table in blocks:
+            for offset in range(0, table.num_rows, batch_size):
+                yield table.slice(offset, batch_size)
