@@ -5,12 +5,13 @@ an HTML comment a reader does not see rendered:
 
 - ``<!-- test: skip (why) -->``: not run (the install and test commands, which CI runs);
 - ``<!-- test: needs MODULE -->``: run only when ``MODULE`` imports (``torch``, ``sdvm``, ``ray``);
-- ``<!-- test: hub -->``: run with the Hub ids pointed at the local Hub-layout fixture;
+- ``<!-- test: hub -->``: run with the Hub ids served by the local Hub-layout fixture
+  (``SDVM_HF_HUB_MIRROR``);
 - ``<!-- test: service -->``: run against the local SDVM stand-in (``SDVM_BASE_URL``).
 
 Python blocks share one namespace; shell blocks run with ``bash -eo pipefail``. The folder
-has ``.venv`` and ``recipes`` linked in, so ``.venv/bin/sdvm-hf`` and ``recipes/x.py`` run
-as written.
+has ``.venv``, ``recipes`` and ``tests`` linked in, so ``.venv/bin/sdvm-hf``,
+``recipes/x.py`` and the fixtures' paths run as written from a checkout.
 """
 
 from __future__ import annotations
@@ -79,7 +80,7 @@ def run_blocks(
 
     Raises :class:`BlockFailed` naming the README line of the first block that fails.
     """
-    for name in ("recipes",):
+    for name in ("recipes", "tests"):
         link = folder / name
         if not link.exists():
             link.symlink_to(root / name)

@@ -15,8 +15,8 @@ README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 def stand_ins(stack: ExitStack) -> tuple[dict[str, str], set[str]]:
     """The environment and the stand-ins available here (the service needs the SDK)."""
-    env: dict[str, str] = {}
-    available: set[str] = set()
+    env = {"SDVM_HF_HUB_MIRROR": str(ROOT / "tests" / "fixtures" / "hub")}
+    available = {"hub"}
     if sys.version_info >= (3, 12) and importlib.util.find_spec("sdvm") is not None:
         from service_stub import StubService
 

@@ -223,7 +223,7 @@ def test_mmlu_resolves_configuration_and_split_in_a_hub_layout(
 ) -> None:
     recorder = Recorder()
     monkeypatch.setattr(datasets, "load_dataset", recorder)
-    folder = str(HUB / "cais_mmlu")
+    folder = str(HUB / "cais" / "mmlu")
     cache_dir = str(tmp_path / "c")
     astronomy = load_mmlu("astronomy", hub=folder, cache_dir=cache_dir)
     assert len(astronomy) == 6 and {s.extra["subject"] for s in astronomy} == {"astronomy"}
@@ -252,12 +252,12 @@ def test_hellaswag_reads_the_parquet_conversion_layout(
 ) -> None:
     recorder = Recorder()
     monkeypatch.setattr(datasets, "load_dataset", recorder)
-    folder = str(HUB / "rowan_hellaswag")
+    folder = str(HUB / "Rowan" / "hellaswag")
     samples = load_hellaswag("validation[2:]", hub=folder, cache_dir=str(tmp_path / "c"))
     assert [args for args, _ in recorder.calls] == [(folder,)]
     assert recorder.calls[0][1]["revision"] == "refs/convert/parquet"
     assert recorder.calls[0][1]["split"] == "validation"
-    source = pq.read_table(HUB / "rowan_hellaswag" / "default" / "validation" / "0000.parquet")
+    source = pq.read_table(HUB / "Rowan" / "hellaswag" / "default" / "validation" / "0000.parquet")
     assert [s.context for s in samples] == source.column("ctx").to_pylist()[2:]
     skipped = load_hellaswag("test", hub=folder, cache_dir=str(tmp_path / "c"), on_error="skip")
     assert len(skipped) == 0 and [r.row for r in skipped.rejects] == [0, 1]
@@ -266,6 +266,21 @@ def test_hellaswag_reads_the_parquet_conversion_layout(
 def test_the_generic_loader_takes_a_hub_layout_folder_as_its_path(tmp_path: Path) -> None:
     mapping = sdvm_hf.MMLU_LAYOUTS["cais"]
     samples = load_multiple_choice(
-        str(HUB / "cais_mmlu"), mapping, name="all", split="test[:3]", cache_dir=str(tmp_path)
+        str(HUB / "cais" / "mmlu"), mapping, name="all", split="test[:3]", cache_dir=str(tmp_path)
     )
     assert _core(samples) == _core(load_mmlu(data_files=MMLU / "cais_test.parquet"))[:3]
+
+
+def test_a_hub_mirror_serves_the_hub_ids_through_the_hub_code_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from sdvm_hf import load_arc, load_hellaswag, load_mmlu
+
+    monkeypatch.setenv("SDVM_HF_HUB_MIRROR", str(HUB))
+    astronomy = load_mmlu("astronomy", split="test")
+    assert len(astronomy) == 6 and {s.extra["subject"] for s in astronomy} == {"astronomy"}
+    assert len(load_mmlu("virology", split="validation")) == 2
+    assert len(load_hellaswag("validation")) == 12
+    assert len(load_arc("ARC-Challenge", "test")) > 0
+    with pytest.raises(ValueError, match="nosuch"):
+        load_mmlu("nosuch", split="test")

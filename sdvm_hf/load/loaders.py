@@ -7,8 +7,10 @@ Arrow-backed, with ``.dataset`` and ``.rejects``), or with ``streaming=True`` a
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Literal, TypedDict, Unpack, overload
 
 import numpy as np
@@ -213,6 +215,24 @@ def _load(
     return convert_table(loaded.table, mapping, split, on_error, select, loaded.first_row)
 
 
+HUB_MIRROR = "SDVM_HF_HUB_MIRROR"
+"""An environment variable naming a folder of local copies of Hub dataset repositories."""
+
+
+def _mirrored(hub: str | None) -> str | None:
+    """``hub``, or its copy under ``$SDVM_HF_HUB_MIRROR/OWNER/NAME`` when there is one.
+
+    A mirror (repositories cloned for an air-gapped machine, or the tests' Hub-layout folder)
+    is read through the very same ``datasets.load_dataset`` call as the Hub: configuration,
+    split and data files are resolved from the repository's layout and README.
+    """
+    root = os.environ.get(HUB_MIRROR)
+    if hub is None or not root or os.path.isdir(hub):
+        return hub
+    copy = Path(root) / hub
+    return str(copy) if copy.is_dir() else hub
+
+
 def _source(
     options: SourceOptions,
     *,
@@ -230,7 +250,7 @@ def _source(
         )
     local = options.get("data_files") is not None
     return Source(
-        path=None if local else options.get("hub") or hub,
+        path=None if local else _mirrored(options.get("hub") or hub),
         name=None if local else name,
         split=split,
         data_files=options.get("data_files"),
