@@ -23,9 +23,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sdvm_hf import PRESETS, MultipleChoiceMapping
+from sdvm_hf.convert.mapping import REJECT_COLUMN
 from sdvm_hf.engines import (
     FILE_COLUMN,
     FILE_ROW_KEY,
@@ -96,10 +98,16 @@ def run(argv: Sequence[str] | None = None) -> Result:
     samples.write_parquet(str(args.out / "samples"))
     rejects.write_parquet(str(args.out / "rejects"))
 
+    rejected = rejects.count()
+    if rejected == 0:  # Ray writes no file for no rows: keep the dataset's schema
+        empty = reject_rows(pa.table({REJECT_COLUMN: pa.array([], pa.string())}), key_fields)
+        (args.out / "rejects").mkdir(parents=True, exist_ok=True)
+        pq.write_table(empty, args.out / "rejects" / "empty.parquet")
+
     result = Result(
         rows=sum(pq.read_metadata(f).num_rows for f in files),
         samples=samples.count(),
-        rejects=rejects.count(),
+        rejects=rejected,
     )
     print(
         f"{len(files)} files, {result.rows} rows -> {result.samples} samples in "

@@ -92,7 +92,7 @@ def recipe_module() -> ModuleType:
     )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    sys.modules["ray_convert"] = module  # Ray pickles the recipe's functions by reference
+    sys.modules["ray_convert"] = module  # its dataclass looks its module up
     spec.loader.exec_module(module)
     return module
 
