@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -49,6 +50,8 @@ FILE_COLUMN = "src_file"
 """The column :func:`read_keyed` adds: the file a row comes from, as it was named."""
 ROW_COLUMN = "src_row"
 """The column :func:`read_keyed` adds: the row's 0-based number within its file."""
+_RAY_DEPRECATED = ("use_push_based_shuffle", "use_polars", "use_arrow_tensor_v2")
+
 FILE_ROW_KEY = (pa.field(FILE_COLUMN, pa.string()), pa.field(ROW_COLUMN, pa.int64()))
 """The file + row key, for :func:`reject_rows`."""
 
@@ -111,7 +114,8 @@ def init_ray(num_cpus: int, *, temp_dir: str | Path | None = None, **options: An
     Ray picks the machine's routable address unless ``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0``
     is set before ``ray`` is first imported; this sets it (and ``RAY_AUTH_MODE=disabled``,
     which silences the token banner), so call it before anything imports ``ray``.
-    ``options`` go to ``ray.init``.
+    ``options`` go to ``ray.init``. It also creates Ray Data's context, ignoring the three
+    deprecation warnings Ray Data raises about its own options while doing so.
     """
     if "ray" in sys.modules and os.environ.get("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER") != "0":
         raise RuntimeError(
@@ -131,6 +135,17 @@ def init_ray(num_cpus: int, *, temp_dir: str | Path | None = None, **options: An
         if temp_dir is not None:
             settings["_temp_dir"] = str(temp_dir)
         ray.init(num_cpus=num_cpus, **{**settings, **options})
+    import ray.data
+
+    with warnings.catch_warnings():  # Ray Data sets its own deprecated options (ray 2.60)
+        for option in _RAY_DEPRECATED:
+            warnings.filterwarnings(
+                "ignore",
+                message=f"`{option}` is deprecated",
+                category=DeprecationWarning,
+                module="ray.data.context",
+            )
+        ray.data.DataContext.get_current()
     address = ray.util.get_node_ip_address()
     if not address.startswith("127."):
         raise RuntimeError(f"ray listens on {address}, not on the loopback interface")
