@@ -5,7 +5,7 @@ dict) -> :mod:`sdvm_hf.arrow` (the sample table: schema, checks, the lazy sequen
 :mod:`sdvm_hf.convert` (the generic mapping and the preset type) -> :mod:`sdvm_hf.load`
 (sources and loaders) -> :mod:`sdvm_hf.presets` (one module per dataset, and the registry) ->
 :mod:`sdvm_hf.files`, :mod:`sdvm_hf.summary`, :mod:`sdvm_hf.report`, :mod:`sdvm_hf.jobs`,
-:mod:`sdvm_hf.service` -> :mod:`sdvm_hf.cli`.
+:mod:`sdvm_hf.engines`, :mod:`sdvm_hf.service` -> :mod:`sdvm_hf.cli`.
 
 Glossary (each word has this one meaning in code, docs and messages):
 

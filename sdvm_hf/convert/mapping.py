@@ -59,6 +59,11 @@ if TYPE_CHECKING:
 
 OnError = Literal["raise", "skip"]
 
+Rows = Sequence[int] | np.ndarray | str | None
+"""Each input row's number in its source: numbers, or the name of a column holding them."""
+Key = str | tuple[str, ...] | None
+"""The column(s) naming each row in its source: ``"id"``, or ``("src_file", "src_row")``."""
+
 _WITHHELD = "the labels of this split are withheld, so its rows cannot be samples"
 
 
@@ -255,14 +260,17 @@ class MultipleChoiceMapping:
         split: str = "",
         on_error: OnError = "raise",
         first_row: int = 0,
-        rows: Sequence[int] | np.ndarray | None = None,
+        rows: Rows = None,
+        key: Key = None,
     ) -> Conversion:
         """Convert a table or record batch; vectorised, no per-row Python on valid rows.
 
         Rows are numbered ``first_row``, ``first_row + 1``, ... or, with ``rows``, by the
-        source's own row numbers (one per input row, e.g. the indices ``Dataset.map`` passes).
+        source's own row numbers (one per input row, e.g. the indices ``Dataset.map`` passes,
+        or the name of a column holding them, such as ``"src_row"``).
         ``on_error="raise"`` stops at the first bad row with a :class:`ConversionError`
-        naming the dataset, split, row, column, what was expected and what arrived.
+        naming the dataset, split, row, column, what was expected and what arrived (and the
+        row's ``key`` columns, when given, in its note).
         ``on_error="skip"`` leaves bad rows out and returns each as a reject, so converted
         + rejected always equals the input. A cell that cannot be read (a label that does not
         fit an int64, an ``ind`` of ``"abc"`` for an int32) is a bad row like any other.
@@ -270,7 +278,8 @@ class MultipleChoiceMapping:
         if on_error not in ("raise", "skip"):
             raise ValueError(f"on_error must be 'raise' or 'skip', got {on_error!r}")
         source = pa.Table.from_batches([data]) if isinstance(data, pa.RecordBatch) else data
-        numbers = self._numbers(source.num_rows, first_row, rows)
+        numbers = self._numbers(source, first_row, rows)
+        keys = self._key_columns(source, key, split)
         samples, found = self._samples(source, split)
         first = first_per_row(found)
         if not len(first):
@@ -278,6 +287,9 @@ class MultipleChoiceMapping:
         if on_error == "raise":
             problem = first[0]
             at = replace(problem, row=int(numbers[problem.row]))
+            if keys:
+                named = ", ".join(f"{k}={v!r}" for k, v in _key_of(keys, problem.row).items())
+                at = replace(at, note=f"{at.note}; key {named}" if at.note else f"key {named}")
             raise ConversionError(self._where(split), at)
         keep = np.ones(source.num_rows, dtype=bool)
         keep[first.rows] = False
@@ -290,10 +302,11 @@ class MultipleChoiceMapping:
         *,
         split: str = "",
         first_row: int = 0,
-        rows: Sequence[int] | np.ndarray | None = None,
+        rows: Rows = None,
+        key: Key = None,
     ) -> pa.Table:
         """The sample table of ``data``; a bad row raises :class:`ConversionError`."""
-        return self.convert(data, split=split, first_row=first_row, rows=rows).table
+        return self.convert(data, split=split, first_row=first_row, rows=rows, key=key).table
 
     def tagged(
         self,
@@ -301,7 +314,8 @@ class MultipleChoiceMapping:
         *,
         split: str = "",
         first_row: int = 0,
-        rows: Sequence[int] | np.ndarray | None = None,
+        rows: Rows = None,
+        key: Key = None,
     ) -> pa.Table:
         """Every input row in order, converted or rejected: the skip mode as data.
 
@@ -309,15 +323,31 @@ class MultipleChoiceMapping:
         :data:`REJECT_COLUMN` holds each rejected row's reject as JSON (row, path, expected,
         got, note, original), so ``datasets`` multiprocessing, Ray or Spark carry the rejects
         with the samples; :func:`split_rejects` takes them apart again.
+
+        A batch is any slice of the source, so its positions are no row numbers: pass
+        ``rows`` (the source's row numbers, or the column holding them) and ``key``, the
+        column(s) that name a row in its source (``"id"``, or ``("src_file", "src_row")``
+        added by a reader); each reject record then carries ``"key": {column: value}``, a
+        stable key however the engine splits and orders the rows.
+
+        >>> import pyarrow as pa
+        >>> m = MultipleChoiceMapping(name="t", context="q", choices=("a", "b"), answer="k")
+        >>> batch = pa.table({"q": ["x", "y"], "a": ["1", "2"], "b": ["3", "4"],
+        ...                   "k": [0, 5], "id": ["q7", "q8"]})
+        >>> import json; json.loads(m.tagged(batch, key="id")["reject"][1].as_py())["key"]
+        {'id': 'q8'}
         """
         source = pa.Table.from_batches([data]) if isinstance(data, pa.RecordBatch) else data
-        numbers = self._numbers(source.num_rows, first_row, rows)
+        numbers = self._numbers(source, first_row, rows)
+        keys = self._key_columns(source, key, split)
         samples, found = self._samples(source, split)
         first = first_per_row(found)
         texts: list[str | None] = [None] * source.num_rows
         rejects = Rejects(first.renumbered(numbers), (source, first.rows))
         for position, record in zip(first.rows.tolist(), rejects.records(), strict=True):
             del record["column"]
+            if keys:
+                record["key"] = _key_of(keys, position)
             texts[position] = json_line(record)
         reject = pa.array(texts, pa.string())
         rejected = pc.is_valid(reject)
@@ -330,14 +360,34 @@ class MultipleChoiceMapping:
             schema=samples.schema.append(pa.field(REJECT_COLUMN, pa.string())),
         )
 
-    @staticmethod
-    def _numbers(n: int, first_row: int, rows: Sequence[int] | np.ndarray | None) -> np.ndarray:
+    def _numbers(self, source: pa.Table, first_row: int, rows: Rows) -> np.ndarray:
+        n = source.num_rows
         if rows is None:
             return np.arange(first_row, first_row + n, dtype=np.int64)
+        if isinstance(rows, str):
+            if rows not in source.column_names:
+                raise LayoutError(f"{self.name}: rows={rows!r} names no column of the batch")
+            column = source.column(rows)
+            if column.null_count or not pa.types.is_integer(column.type):
+                raise LayoutError(
+                    f"{self.name}: rows={rows!r} should be a column of row numbers (integers, "
+                    f"no nulls), got {column.type} with {column.null_count} nulls"
+                )
+            return np.asarray(column.to_numpy(), dtype=np.int64)
         numbers = np.asarray(rows, dtype=np.int64)
         if len(numbers) != n:
             raise ValueError(f"rows names {len(numbers)} row numbers for {n} rows")
         return numbers
+
+    def _key_columns(self, source: pa.Table, key: Key, split: str) -> dict[str, pa.ChunkedArray]:
+        names = (key,) if isinstance(key, str) else (key or ())
+        missing = [name for name in names if name not in source.column_names]
+        if missing:
+            raise LayoutError(
+                f"{self._where(split)}: key column {missing[0]!r} is missing; columns seen: "
+                f"{', '.join(source.column_names)}"
+            )
+        return {name: source.column(name) for name in names}
 
     def _samples(self, source: pa.Table, split: str) -> tuple[pa.Table, list[Found]]:
         """Every row as a sample row (bad ones may hold anything) and every problem found."""
@@ -509,6 +559,7 @@ class MultipleChoiceMapping:
         *,
         split: str = "",
         on_error: OnError = "raise",
+        key: Key = None,
     ) -> dict[str, list[Any]] | pa.Table:
         """The batch form, for ``Dataset.map(mapping.batch, batched=True, with_indices=True)``.
 
@@ -521,7 +572,8 @@ class MultipleChoiceMapping:
         :class:`ConversionError`. ``on_error="skip"`` returns every row, the rejected ones
         with :data:`REJECT_COLUMN` set (see :meth:`tagged`); pass the mapped dataset to
         :func:`split_rejects` for the samples and the rejects. The rejects travel inside the
-        dataset, so multiprocessing and ``datasets``' cache never lose them.
+        dataset, so multiprocessing and ``datasets``' cache never lose them. ``key="id"``
+        puts each rejected row's ``id`` in its reject record too (see :meth:`tagged`).
 
         Inside ``Dataset.map`` the batch arrives as a lazy view of an Arrow table; the form
         converts that table and returns an Arrow table (which ``map`` accepts), so no value
@@ -535,12 +587,34 @@ class MultipleChoiceMapping:
             )
         table = arrow if isinstance(arrow, pa.Table) else pa.Table.from_pydict(dict(batch))
         if on_error == "skip":
-            result = self.tagged(table, split=split, rows=indices)
+            result = self.tagged(table, split=split, rows=indices, key=key)
         elif on_error == "raise":
-            result = self.table(table, split=split, rows=indices)
+            result = self.table(table, split=split, rows=indices, key=key)
         else:
             raise ValueError(f"on_error must be 'raise' or 'skip', got {on_error!r}")
         return result if isinstance(arrow, pa.Table) else dict(result.to_pydict())
+
+    def __call__(
+        self,
+        batch: pa.Table | pa.RecordBatch,
+        *,
+        split: str = "",
+        on_error: OnError = "raise",
+        rows: Rows = None,
+        key: Key = None,
+    ) -> pa.Table:
+        """The mapping as an Arrow batch function: the table form, or the tagged form.
+
+        ``on_error="raise"`` gives :meth:`table`, ``on_error="skip"`` :meth:`tagged`. For
+        Ray Data: ``ds.map_batches(mapping, batch_format="pyarrow", fn_kwargs={"split":
+        "validation", "on_error": "skip", "rows": "src_row", "key": ("src_file",
+        "src_row")})``; :mod:`sdvm_hf.engines` has a reader that adds those columns.
+        """
+        if on_error == "skip":
+            return self.tagged(batch, split=split, rows=rows, key=key)
+        if on_error == "raise":
+            return self.table(batch, split=split, rows=rows, key=key)
+        raise ValueError(f"on_error must be 'raise' or 'skip', got {on_error!r}")
 
     def row(
         self, record: Mapping[str, Any], *, split: str = "", row: int = 0
@@ -549,6 +623,10 @@ class MultipleChoiceMapping:
         table = pa.Table.from_pylist([dict(record)])
         converted = self.convert(table, split=split, first_row=row).table
         return SampleSequence(converted, validate=False)[0]
+
+
+def _key_of(keys: Mapping[str, pa.ChunkedArray], position: int) -> dict[str, Any]:
+    return {name: column[position].as_py() for name, column in keys.items()}
 
 
 def _constant(value: str, n: int) -> pa.Array:
