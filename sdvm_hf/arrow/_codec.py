@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+from itertools import pairwise
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -100,7 +101,7 @@ def struct_extra(extras: list[dict[str, Any]]) -> tuple[pa.Array, pa.Array | Non
 
 
 def _in_order(positions: list[int]) -> bool:
-    return all(a < b for a, b in zip(positions, positions[1:], strict=False))
+    return all(a < b for a, b in pairwise(positions))
 
 
 def _only(value: dict[str, Any], like: dict[str, Any]) -> dict[str, Any]:
