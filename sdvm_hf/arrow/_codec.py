@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import json
 import math
-from itertools import pairwise
 from collections.abc import Iterator, Sequence
+from itertools import pairwise
 from typing import Any
 
 import pyarrow as pa
