@@ -177,6 +177,35 @@ def row_chunks(table: pa.Table, limit: int | None = None) -> Iterator[tuple[int,
         yield start, table.slice(start, step)
 
 
+def take(table: pa.Table, positions: np.ndarray, limit: int | None = None) -> pa.Table:
+    """The rows of ``table`` at ``positions``, in that order, at any size.
+
+    Arrow's ``take`` concatenates a column's chunks first and overflows past 2 GiB of string
+    data; here each piece of about ``limit`` bytes (default :data:`CHUNK_BYTES`) is taken
+    chunk by chunk and put back in order.
+    """
+    positions = np.asarray(positions, np.int64)
+    limit = CHUNK_BYTES if limit is None else limit
+    size = table.nbytes
+    if size <= limit or not len(positions):
+        return table.take(pa.array(positions, pa.int64()))
+    batches = table.to_batches()
+    starts = np.cumsum([0, *(batch.num_rows for batch in batches)])
+    step = max(1, len(positions) * limit // size)
+    pieces = []
+    for first in range(0, len(positions), step):
+        part = positions[first : first + step]
+        chunk = np.searchsorted(starts, part, side="right") - 1
+        order = np.argsort(chunk, kind="stable")
+        taken = [
+            batches[index].take(pa.array(part[order][chunk[order] == index] - starts[index]))
+            for index in np.unique(chunk)
+        ]
+        merged = pa.Table.from_batches(taken, schema=table.schema).combine_chunks()
+        pieces.append(merged.take(pa.array(np.argsort(order), pa.int64())))
+    return pa.concat_tables(pieces)
+
+
 # -- the rows ------------------------------------------------------------------------------
 
 # Exactly the characters for which Python's str.isspace() is true, so that "blank" means the
