@@ -38,6 +38,7 @@ from sdvm_hf.convert.preset import Preset
 from sdvm_hf.errors import ConversionError, LayoutError, Problem, Reject, SampleTableError
 from sdvm_hf.files import (
     iter_jsonl,
+    iter_parquet,
     read_jsonl,
     read_parquet,
     read_samples,
@@ -103,6 +104,7 @@ __all__ = [
     "detect_mmlu_layout",
     "inspect_file",
     "iter_jsonl",
+    "iter_parquet",
     "load_arc",
     "load_commonsense_qa",
     "load_hellaswag",

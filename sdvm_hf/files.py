@@ -24,6 +24,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sdvm_hf._atomic import atomic_path
+from sdvm_hf.arrow._codec import decode
 from sdvm_hf.arrow._concat import concatenate_tables
 from sdvm_hf.arrow._validate import canonical, check_schema, checked_table
 from sdvm_hf.arrow.sequence import SampleSequence, samples_to_table
@@ -92,6 +93,28 @@ def read_parquet(
     table = concatenate_tables(tables, [str(file) for file in files])
     source = str(files[0]) if len(files) == 1 else f"{len(files)} files ({files[0]}, ...)"
     return SampleSequence(table, source=source)
+
+
+def iter_parquet(
+    path: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], batch_rows: int = 8192
+) -> Iterator[MultipleChoiceSample]:
+    """Yield typed samples from sample Parquet files, reading ``batch_rows`` rows at a time.
+
+    Takes what :func:`read_parquet` takes; each batch is checked before its samples are
+    yielded (a bad row is named by its row in its file), and nothing but the current batch is
+    held, so a pass over a file of any size needs the memory of one batch.
+    """
+    for file in parquet_files(path):
+        first_row = 0
+        try:
+            reader = pq.ParquetFile(file, memory_map=True)
+        except (pa.ArrowInvalid, OSError) as error:
+            raise SampleTableError(f"{file} cannot be read as Parquet: {error}") from error
+        check_schema(reader.schema_arrow, str(file))
+        for batch in reader.iter_batches(batch_size=batch_rows):
+            table = checked_table(pa.Table.from_batches([batch]), str(file), first_row)
+            first_row += batch.num_rows
+            yield from decode(table)
 
 
 def parquet_files(path: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]) -> list[Path]:

@@ -19,6 +19,7 @@ from sdvm_hf import (
     SampleTableError,
     StreamingSamples,
     concatenate_samples,
+    iter_parquet,
     load_hellaswag,
     load_mmlu,
     read_jsonl,
@@ -259,6 +260,21 @@ def test_read_parquet_takes_a_folder_and_a_glob(tmp_path: Path) -> None:
     assert len(read_parquet(str(tmp_path / "[tl]*.parquet"))) == 4
     with pytest.raises(FileNotFoundError, match="no such file"):
         read_parquet(tmp_path / "none-*.parquet")
+
+
+def test_iter_parquet_checks_and_yields_batch_by_batch(
+    hellaswag: SampleSequence, tmp_path: Path
+) -> None:
+    path = tmp_path / "h.parquet"
+    write_parquet(hellaswag, path)
+    assert_same_samples(list(iter_parquet(path, batch_rows=50)), list(hellaswag))
+    table = hellaswag.table
+    answers = table.column("answer_index").to_pylist()
+    answers[123] = 9
+    table = table.set_column(4, "answer_index", pa.array(answers, pa.int64()))
+    pq.write_table(table, path)
+    with pytest.raises(SampleTableError, match=r"row 123, column 'answer_index': expected 0\.\.3"):
+        list(iter_parquet(path, batch_rows=50))
 
 
 # -- 5. any size ---------------------------------------------------------------------------

@@ -137,17 +137,18 @@ def _lists_any(column: pa.ChunkedArray) -> bool:
     return bool(len(column) and pc.sum(pc.fill_null(pc.list_value_length(column), 0)).as_py())
 
 
-def checked_table(table: pa.Table, source: str = "table") -> pa.Table:
+def checked_table(table: pa.Table, source: str = "table", first_row: int = 0) -> pa.Table:
     """``table`` as a canonical sample table, or :class:`SampleTableError` saying what is wrong.
 
-    Checks the schema (every missing or mistyped column) and then every row, vectorised.
+    Checks the schema (every missing or mistyped column) and then every row, vectorised; rows
+    are numbered from ``first_row``.
     """
     check_schema(table.schema, source)
     table = canonical(table)
     problems: list[Problem] = []
     for start, part in row_chunks(table):
         found_here = find_problems(part, limit=5 - len(problems))
-        problems += [replace(problem, row=problem.row + start) for problem in found_here]
+        problems += [replace(p, row=p.row + start + first_row) for p in found_here]
         if len(problems) >= 5:
             break
     if problems:
