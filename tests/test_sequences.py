@@ -11,7 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 from helpers import assert_same_samples
 
-import sdvm_hf.arrow._validate as validate
+import sdvm_hf.arrow._chunks as chunking
 from sdvm_hf import (
     HELLASWAG,
     MultipleChoiceMapping,
@@ -287,9 +287,9 @@ def test_tables_are_processed_in_chunks_under_the_limit(
     whole = HELLASWAG.table(source, split="validation")
     limit = 20_000
     assert source.nbytes > 10 * limit
-    monkeypatch.setattr(validate, "CHUNK_BYTES", limit)
+    monkeypatch.setattr(chunking, "CHUNK_BYTES", limit)
     seen: list[int] = []
-    chunks = validate.row_chunks
+    chunks = chunking.row_chunks
 
     def spy(table: pa.Table, limit: int | None = None):  # type: ignore[no-untyped-def]
         parts = list(chunks(table, limit))
@@ -302,7 +302,7 @@ def test_tables_are_processed_in_chunks_under_the_limit(
     assert pieces.schema == whole.schema
     assert pieces.equals(whole.combine_chunks()) or pieces.to_pylist() == whole.to_pylist()
     positions = np.random.default_rng(0).permutation(len(hellaswag))
-    assert validate.take(hellaswag.table, positions, limit).to_pylist() == (
+    assert chunking.take(hellaswag.table, positions, limit).to_pylist() == (
         hellaswag.table.take(pa.array(positions)).to_pylist()
     )
     assert_same_samples(list(SampleSequence(pieces)), list(hellaswag))

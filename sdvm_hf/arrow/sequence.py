@@ -9,9 +9,10 @@ import numpy as np
 import pyarrow as pa
 
 from sdvm_hf._wire import shorten
+from sdvm_hf.arrow._chunks import take
 from sdvm_hf.arrow._codec import decode, encode
 from sdvm_hf.arrow._concat import concatenate_tables
-from sdvm_hf.arrow._validate import canonical, checked_table, take
+from sdvm_hf.arrow._validate import canonical, checked_table
 from sdvm_hf.arrow.rejects import Rejects
 from sdvm_hf.arrow.schema import EXTRA_MISSING, sample_features
 from sdvm_hf.errors import SampleTableError

@@ -19,6 +19,7 @@ import pyarrow.compute as pc
 
 from sdvm_hf._progress import bar
 from sdvm_hf.arrow._codec import decode
+from sdvm_hf.arrow._stream import shuffled, taken
 from sdvm_hf.arrow.rejects import Rejects
 from sdvm_hf.arrow.schema import sample_schema
 from sdvm_hf.arrow.sequence import SampleSequence
@@ -113,7 +114,7 @@ class StreamingSamples:
         on_error: OnError,
         select: _Selection | None = None,
         total: int | None = None,
-        steps: tuple[tuple[str, int | None, int | None], ...] = (),
+        steps: tuple[tuple[str, int, int | None], ...] = (),
     ) -> None:
         """Wrap a function that streams the source batch by batch (numbered by first row)."""
         self._batches = batches
@@ -125,11 +126,8 @@ class StreamingSamples:
         self._steps = steps
         self.rejects = Rejects()
 
-    def _then(self, *step: int | str | None) -> StreamingSamples:
-        name, first, second = step
-        assert isinstance(name, str) and not isinstance(first, str)
-        assert not isinstance(second, str)
-        steps = (*self._steps, (name, first, second))
+    def _then(self, step: tuple[str, int, int | None]) -> StreamingSamples:
+        steps = (*self._steps, step)
         return StreamingSamples(
             self._batches,
             self._mapping,
@@ -147,13 +145,13 @@ class StreamingSamples:
         """
         if buffer_size < 1:
             raise ValueError(f"buffer_size must be at least 1, got {buffer_size}")
-        return self._then("shuffle", buffer_size, seed)
+        return self._then(("shuffle", buffer_size, seed))
 
     def take(self, n: int) -> StreamingSamples:
         """The first ``n`` samples of the stream (the source is read no further)."""
         if n < 0:
             raise ValueError(f"take needs a count of at least 0, got {n}")
-        return self._then("take", n, None)
+        return self._then(("take", n, None))
 
     def tables(self) -> Iterator[pa.Table]:
         """The stream as sample tables, batch by batch (after ``shuffle`` and ``take``)."""
@@ -170,11 +168,10 @@ class StreamingSamples:
 
         stream: Iterator[pa.Table] = converted()
         for name, first, second in self._steps:
-            assert first is not None
             if name == "shuffle":
-                stream = _shuffled(stream, first, np.random.default_rng(second))
+                stream = shuffled(stream, first, np.random.default_rng(second))
             else:
-                stream = _taken(stream, first)
+                stream = taken(stream, first)
         yield from stream
 
     def __iter__(self) -> Iterator[MultipleChoiceSample]:
@@ -200,32 +197,6 @@ class StreamingSamples:
                 yield from table.to_pylist()
 
         return datasets.IterableDataset.from_generator(rows, features=features)
-
-
-def _shuffled(
-    tables: Iterator[pa.Table], buffer_size: int, rng: np.random.Generator
-) -> Iterator[pa.Table]:
-    """Each row drawn at random from a buffer of ``buffer_size`` rows of the stream."""
-    buffer: pa.Table | None = None
-    for table in tables:
-        buffer = table if buffer is None else pa.concat_tables([buffer, table])
-        if buffer.num_rows > buffer_size:
-            order = rng.permutation(buffer.num_rows)
-            out = buffer.num_rows - buffer_size
-            yield buffer.take(pa.array(order[:out]))
-            buffer = buffer.take(pa.array(order[out:]))
-    if buffer is not None and buffer.num_rows:
-        yield buffer.take(pa.array(rng.permutation(buffer.num_rows)))
-
-
-def _taken(tables: Iterator[pa.Table], n: int) -> Iterator[pa.Table]:
-    """The first ``n`` rows of the stream, reading no batch past them."""
-    left = n
-    for table in tables:
-        if left <= 0:
-            return
-        yield table.slice(0, left)
-        left -= min(left, table.num_rows)
 
 
 def _conversions(
