@@ -27,12 +27,18 @@ from importlib.metadata import version as _version
 
 from sdvm_hf.arrow.rejects import Rejects
 from sdvm_hf.arrow.schema import sample_features, sample_schema
-from sdvm_hf.arrow.sequence import SampleSequence, samples_to_table, table_to_samples
+from sdvm_hf.arrow.sequence import (
+    SampleSequence,
+    concatenate_samples,
+    samples_to_table,
+    table_to_samples,
+)
 from sdvm_hf.convert.mapping import Conversion, MultipleChoiceMapping, split_rejects
 from sdvm_hf.convert.preset import Preset
 from sdvm_hf.errors import ConversionError, LayoutError, Problem, Reject, SampleTableError
 from sdvm_hf.files import (
     iter_jsonl,
+    iter_parquet,
     read_jsonl,
     read_parquet,
     read_samples,
@@ -93,10 +99,12 @@ __all__ = [
     "ServiceError",
     "StreamingSamples",
     "Summary",
+    "concatenate_samples",
     "convert_to_files",
     "detect_mmlu_layout",
     "inspect_file",
     "iter_jsonl",
+    "iter_parquet",
     "load_arc",
     "load_commonsense_qa",
     "load_hellaswag",

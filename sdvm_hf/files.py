@@ -11,11 +11,12 @@ Writes are atomic (the file appears only when complete); reads check every row.
 
 from __future__ import annotations
 
+import glob
 import gzip
 import json
 import math
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any, Literal
 
@@ -23,7 +24,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sdvm_hf._atomic import atomic_path
-from sdvm_hf.arrow._validate import checked_table
+from sdvm_hf.arrow._codec import decode
+from sdvm_hf.arrow._concat import concatenate_tables
+from sdvm_hf.arrow._validate import canonical, check_schema, checked_table
 from sdvm_hf.arrow.sequence import SampleSequence, samples_to_table
 from sdvm_hf.errors import SampleTableError
 from sdvm_hf.samples import MultipleChoiceSample
@@ -71,14 +74,73 @@ def write_parquet(
     return int(table.num_rows)
 
 
-def read_parquet(path: str | os.PathLike[str]) -> SampleSequence:
-    """Read a sample Parquet file as a lazy sequence of typed samples.
+def read_parquet(
+    path: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+) -> SampleSequence:
+    """Read sample Parquet files as a lazy sequence of typed samples.
 
-    Every row is checked first (vectorised); a file that is not a sample table raises
-    :class:`~sdvm_hf.errors.SampleTableError` listing the missing, unknown or mistyped
-    columns, or naming the first bad rows.
+    ``path`` is a file, a folder (its ``*.parquet`` files, sorted), a glob, or a list of
+    these. The files are memory-mapped, and samples are built only when asked for (iteration
+    decodes one batch at a time). Every file's schema is checked on its own, then the files
+    are unified only where that is exact (string with large_string, an all-null column with
+    any type, extra structs with different keys, see :func:`concatenate_samples`); a file
+    that is not a sample table, or whose types conflict with another's, raises
+    :class:`~sdvm_hf.errors.SampleTableError` naming it, whatever the order of the files.
+    Every row is checked (vectorised) and a bad one is named.
     """
-    return SampleSequence(read_parquet_table(path), source=str(path))
+    files = parquet_files(path)
+    tables = [canonical_file(file) for file in files]
+    table = concatenate_tables(tables, [str(file) for file in files])
+    source = str(files[0]) if len(files) == 1 else f"{len(files)} files ({files[0]}, ...)"
+    return SampleSequence(table, source=source)
+
+
+def iter_parquet(
+    path: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], batch_rows: int = 8192
+) -> Iterator[MultipleChoiceSample]:
+    """Yield typed samples from sample Parquet files, reading ``batch_rows`` rows at a time.
+
+    Takes what :func:`read_parquet` takes; each batch is checked before its samples are
+    yielded (a bad row is named by its row in its file), and nothing but the current batch is
+    held, so a pass over a file of any size needs the memory of one batch.
+    """
+    for file in parquet_files(path):
+        first_row = 0
+        try:
+            reader = pq.ParquetFile(file, memory_map=True)
+        except (pa.ArrowInvalid, OSError) as error:
+            raise SampleTableError(f"{file} cannot be read as Parquet: {error}") from error
+        check_schema(reader.schema_arrow, str(file))
+        for batch in reader.iter_batches(batch_size=batch_rows):
+            table = checked_table(pa.Table.from_batches([batch]), str(file), first_row)
+            first_row += batch.num_rows
+            yield from decode(table)
+
+
+def parquet_files(path: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]) -> list[Path]:
+    """The files a path, folder, glob or list of them names, in order; ``FileNotFoundError``."""
+    if isinstance(path, str | os.PathLike):
+        path = [path]
+    files: list[Path] = []
+    for item in path:
+        text = os.fspath(item)
+        if os.path.isdir(text):
+            found = sorted(Path(text).glob("*.parquet"))
+        elif os.path.isfile(text):
+            found = [Path(text)]
+        else:
+            found = sorted(Path(match) for match in glob.glob(text))
+        if not found:
+            raise FileNotFoundError(f"no such file: {text}")
+        files += found
+    return files
+
+
+def canonical_file(path: str | os.PathLike[str]) -> pa.Table:
+    """One Parquet file as a canonical sample table (schema checked, rows not yet)."""
+    table = read_parquet_table(path)
+    check_schema(table.schema, str(path))
+    return canonical(table)
 
 
 def read_parquet_table(path: str | os.PathLike[str]) -> pa.Table:
@@ -179,9 +241,12 @@ def iter_jsonl(path: str | os.PathLike[str]) -> Iterator[MultipleChoiceSample]:
             raise ValueError(f"{path}, line {number}: {error}") from error
 
 
-def read_jsonl(path: str | os.PathLike[str]) -> list[MultipleChoiceSample]:
-    """Read a wire JSON Lines file into a list of typed samples."""
-    return list(iter_jsonl(path))
+def read_jsonl(path: str | os.PathLike[str]) -> SampleSequence:
+    """Read a wire JSON Lines file as a lazy sequence of typed samples, as :func:`read_parquet`.
+
+    :func:`iter_jsonl` streams the file instead.
+    """
+    return SampleSequence(samples_to_table(iter_jsonl(path)), source=str(path))
 
 
 # -- by extension --------------------------------------------------------------------------
@@ -200,4 +265,4 @@ def read_samples(path: str | os.PathLike[str]) -> SampleSequence:
     """A sample file (Parquet, or wire JSON Lines) as a checked, lazy sequence."""
     if format_of(path) == "parquet":
         return read_parquet(path)
-    return SampleSequence(samples_to_table(iter_jsonl(path)), source=str(path))
+    return read_jsonl(path)

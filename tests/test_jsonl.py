@@ -28,7 +28,7 @@ def test_each_line_is_one_wire_dict_and_reads_back(tmp_path: Path) -> None:
     lines = path.read_text(encoding="utf-8").splitlines()
     assert [json.loads(line) for line in lines] == [sample.to_dict() for sample in SAMPLES]
     assert "¿Dónde?" in lines[1]
-    assert read_jsonl(path) == SAMPLES
+    assert list(read_jsonl(path)) == SAMPLES
 
 
 def test_a_service_response_file_reads_back_as_typed_samples(tmp_path: Path) -> None:
@@ -38,7 +38,7 @@ def test_a_service_response_file_reads_back_as_typed_samples(tmp_path: Path) -> 
         '"style": "qa", "subject": "x", "audit": {"grammar": true}, "fix": null}\n\n',
         encoding="utf-8",
     )
-    (sample,) = read_jsonl(path)
+    (sample,) = list(read_jsonl(path))
     assert type(sample) is MultipleChoiceQuestionAnswerSample
     assert (
         sample.extra == {"subject": "x"}
@@ -74,5 +74,5 @@ def test_a_failed_write_leaves_the_previous_file(tmp_path: Path) -> None:
 
     with pytest.raises(RuntimeError, match="source died"):
         write_jsonl(broken(), path)
-    assert read_jsonl(path) == SAMPLES
+    assert list(read_jsonl(path)) == SAMPLES
     assert [p.name for p in tmp_path.iterdir()] == ["wire.jsonl"]

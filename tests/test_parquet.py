@@ -96,14 +96,27 @@ def test_uniform_extras_become_a_queryable_struct(tmp_path: Path) -> None:
     assert found.num_rows == 1
 
 
-def test_differing_keys_fall_back_to_one_json_object_per_row(tmp_path: Path) -> None:
+def test_differing_keys_give_a_struct_of_the_union_and_the_missing_keys(tmp_path: Path) -> None:
     path = tmp_path / "mixed.parquet"
     write_parquet([STEM, QUESTION], path)
+    table = pq.read_table(path)
+    assert [field.name for field in table.schema.field("extra").type] == [
+        *STEM.extra,
+        *QUESTION.extra,
+    ]
+    assert table.column("extra_missing").to_pylist() == [["subject"], list(STEM.extra)]
+    assert_same_samples(list(read_parquet(path)), [STEM, QUESTION])
+
+
+def test_conflicting_value_types_fall_back_to_one_json_object_per_row(tmp_path: Path) -> None:
+    other = STEM.model_copy(update={"extra": {"ind": "twenty-four"}})
+    path = tmp_path / "mixed.parquet"
+    write_parquet([STEM, other], path)
     table = pq.read_table(path)
     assert table.schema.field("extra").type == pa.string()
     assert [json.loads(text) for text in table.column("extra").to_pylist()] == [
         STEM.extra,
-        QUESTION.extra,
+        other.extra,
     ]
 
 
@@ -265,7 +278,7 @@ BAD_ROWS = [
 def test_invalid_rows_name_the_row_column_expected_and_got(
     column: str, values: list[Any], message: str
 ) -> None:
-    table = samples_to_table([STEM, STEM.model_copy(update={"extra": {"x": 1}})])
+    table = samples_to_table([STEM, STEM.model_copy(update={"extra": {"ind": "x"}})])
     table = _with(table, column, values)
     with pytest.raises(SampleTableError, match=message):
         SampleSequence(table, source="demo.parquet")

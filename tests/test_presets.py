@@ -220,7 +220,7 @@ def test_every_preset_round_trips_through_parquet_and_the_wire(name: str, tmp_pa
     write_parquet(samples, tmp_path / "typed.parquet")  # typed samples: values kept
     assert_same_samples(list(read_parquet(tmp_path / "typed.parquet")), samples)
     write_jsonl(samples, tmp_path / "s.jsonl")
-    assert_same_samples(read_jsonl(tmp_path / "s.jsonl"), samples)
+    assert_same_samples(list(read_jsonl(tmp_path / "s.jsonl")), samples)
 
 
 @pytest.mark.parametrize(("name", "file", "column"), WITHHELD)
@@ -261,7 +261,7 @@ def test_the_command_converts_each_preset(
     args = ["convert", name, "--data-files", str(FIXTURES / file), "--split", split]
     assert main([*args, "-o", str(out)]) == 0
     source = pq.read_table(FIXTURES / file)
-    assert_same_samples(read_jsonl(out), expected_samples(name, source))
+    assert_same_samples(list(read_jsonl(out)), expected_samples(name, source))
 
 
 def test_the_command_reports_a_withheld_split_in_the_rejects(

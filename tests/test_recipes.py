@@ -44,7 +44,7 @@ def test_hellaswag_recipe_writes_parquet_and_wire_jsonl_from_the_bundled_slice(
         tmp_path / "out" / "hellaswag-validation.parquet",
         tmp_path / "out" / "hellaswag-validation.jsonl",
     )
-    assert list(read_parquet(parquet)) == read_jsonl(wire)
+    assert list(read_parquet(parquet)) == list(read_jsonl(wire))
     assert json.loads(wire.read_text().splitlines()[0])["style"] == "continuation"
 
 
@@ -83,7 +83,7 @@ def test_the_preset_recipe_runs_any_preset_and_reports_withheld_rows(tmp_path: P
     )
     assert answered.returncode == 0, answered.stderr
     samples = read_parquet(tmp_path / "out" / "winogrande-train.parquet")
-    assert list(samples) == read_jsonl(tmp_path / "out" / "winogrande-train.jsonl")
+    assert list(samples) == list(read_jsonl(tmp_path / "out" / "winogrande-train.jsonl"))
     assert len(samples) == 4 and {s.style for s in samples} == {"continuation"}
     unknown = recipe("preset.py", "nope", cwd=tmp_path)
     assert unknown.returncode != 0 and "NAME is one of hellaswag, mmlu, arc" in unknown.stderr

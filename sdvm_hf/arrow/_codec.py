@@ -1,8 +1,9 @@
 """Samples to Arrow columns and back: the encoder and the decoder of the sample table.
 
-The encoder stores ``extra`` as a struct when that round-trips exactly, as JSON text
-otherwise; the decoder builds samples from a table the checks in :mod:`._validate` accepted,
-without running pydantic again on every row.
+The encoder stores ``extra`` as a struct of the union of the keys (with the keys each sample
+lacks beside it) when that round-trips exactly, as JSON text otherwise; the decoder builds
+samples from a table the checks in :mod:`._validate` accepted, without running pydantic again
+on every row.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterator, Sequence
+from itertools import pairwise
 from typing import Any
 
 import pyarrow as pa
@@ -17,7 +19,7 @@ import pyarrow as pa
 from sdvm_hf._frozen import FrozenList, frozen_copy
 from sdvm_hf._wire import BLOCKS, STYLES, TASK_TYPE
 from sdvm_hf.arrow._validate import is_list, json_type_problem
-from sdvm_hf.arrow.schema import JSON_EXTRA, sample_schema
+from sdvm_hf.arrow.schema import EXTRA_MISSING, EXTRA_MISSING_TYPE, JSON_EXTRA, sample_schema
 from sdvm_hf.samples import MultipleChoiceSample, class_for_style
 
 # -- encoding ------------------------------------------------------------------------------
@@ -30,7 +32,7 @@ def json_text(value: Any) -> str:
 
 def _same(a: Any, b: Any) -> bool:
     """Equal and of the same types all the way down, dict keys in the same order."""
-    if type(a) is not type(b):
+    if _kind(a) is not _kind(b):
         return False
     if isinstance(a, dict):
         return list(a) == list(b) and all(_same(a[key], b[key]) for key in a)
@@ -39,6 +41,11 @@ def _same(a: Any, b: Any) -> bool:
     if isinstance(a, float):
         return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
     return bool(a == b)
+
+
+def _kind(value: Any) -> type:
+    """The JSON kind of ``value``: a read-only dict or list counts as a plain one."""
+    return dict if isinstance(value, dict) else list if isinstance(value, list) else type(value)
 
 
 def _may_lose(dtype: pa.DataType, top: bool = False) -> bool:
@@ -57,27 +64,49 @@ def _may_lose(dtype: pa.DataType, top: bool = False) -> bool:
     return False
 
 
-def struct_extra(extras: list[dict[str, Any]]) -> pa.Array | None:
-    """The extras as a struct array when that round-trips exactly, else ``None``.
+def struct_extra(extras: list[dict[str, Any]]) -> tuple[pa.Array, pa.Array | None] | None:
+    """The extras as a struct array (and the keys each row lacks), when that is exact.
 
-    Exact means: every sample has the same keys in the same order, Arrow infers one type per
+    The struct holds the union of the keys, in first-seen order; the second array is the
+    :data:`~sdvm_hf.arrow.schema.EXTRA_MISSING` column, or ``None`` when every sample has every
+    key. Exact means: each sample's keys come in the union's order, Arrow infers one type per
     key, and reading the array back gives the very same Python values and types (no int
-    widened to float, no nested dict given another's keys).
+    widened to float, no nested dict given another's keys). Otherwise ``None``.
     """
-    if not extras or not extras[0]:
+    union: dict[str, int] = {}
+    for extra in extras:
+        for key in extra:
+            union.setdefault(key, len(union))
+    if not union:
         return None
-    keys = list(extras[0])
-    if any(list(extra) != keys for extra in extras):
+    lacking = len(union) * len(extras) != sum(map(len, extras))
+    if not all(_in_order([union[key] for key in extra]) for extra in extras):
         return None
     try:
         array = pa.array(extras)
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, OverflowError):
         return None
+    if [child.name for child in array.type] != list(union):
+        return None
     if json_type_problem(array.type, "extra"):
         return None
-    if _may_lose(array.type, top=True) and not all(map(_same, array.to_pylist(), extras)):
-        return None
-    return array
+    if _may_lose(array.type, top=True) or lacking:
+        back = [_only(value, extra) for value, extra in zip(array.to_pylist(), extras, strict=True)]
+        if not all(map(_same, back, extras)):
+            return None
+    if not lacking:
+        return array, None
+    missing = [[key for key in union if key not in extra] or None for extra in extras]
+    return array, pa.array(missing, EXTRA_MISSING_TYPE)
+
+
+def _in_order(positions: list[int]) -> bool:
+    return all(a < b for a, b in pairwise(positions))
+
+
+def _only(value: dict[str, Any], like: dict[str, Any]) -> dict[str, Any]:
+    """``value`` restricted to the keys of ``like``."""
+    return {key: item for key, item in value.items() if key in like}
 
 
 def changeable_columns(samples: Sequence[MultipleChoiceSample]) -> dict[str, pa.Array]:
@@ -100,16 +129,21 @@ def changeable_columns(samples: Sequence[MultipleChoiceSample]) -> dict[str, pa.
 def encode(samples: Sequence[MultipleChoiceSample]) -> pa.Table:
     """A sample table holding ``samples``, in order."""
     extras = [sample.extra for sample in samples]
-    extra = struct_extra(extras)
-    if extra is None:
-        extra = pa.array([json_text(value) for value in extras], JSON_EXTRA)
+    struct = struct_extra(extras)
+    if struct is None:
+        extra, missing = pa.array([json_text(value) for value in extras], JSON_EXTRA), None
+    else:
+        extra, missing = struct
     columns: dict[str, Any] = {
         "task_type": [TASK_TYPE] * len(samples),
         "style": [sample.style for sample in samples],
         **changeable_columns(samples),
         "extra": extra,
     }
-    return pa.Table.from_pydict(columns, schema=sample_schema(extra.type))
+    if missing is not None:
+        columns[EXTRA_MISSING] = missing
+    schema = sample_schema(extra.type, missing=missing is not None)
+    return pa.Table.from_pydict(columns, schema=schema)
 
 
 # -- decoding ------------------------------------------------------------------------------
@@ -137,7 +171,12 @@ def decode(batch: pa.Table | pa.RecordBatch) -> Iterator[MultipleChoiceSample]:
     """Typed samples of a checked, canonical batch, column by column."""
     extra_column = batch.column("extra")
     if pa.types.is_struct(extra_column.type):
-        extras = [frozen_copy(value) for value in extra_column.to_pylist()]
+        values = extra_column.to_pylist()
+        if EXTRA_MISSING in batch.column_names:
+            for value, missing in zip(values, batch.column(EXTRA_MISSING).to_pylist(), strict=True):
+                for key in missing or ():
+                    del value[key]
+        extras = [frozen_copy(value) for value in values]
     else:
         extras = [frozen_copy(json.loads(text)) for text in extra_column.to_pylist()]
     classes = {style: class_for_style(style) for style in STYLES}

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Collection, Iterator
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -23,8 +24,15 @@ from sdvm_hf._wire import (
     reserved_key,
     shorten,
 )
+from sdvm_hf.arrow._chunks import row_chunks
 from sdvm_hf.arrow._found import Found, all_problems
-from sdvm_hf.arrow.schema import COLUMNS, JSON_EXTRA, STRING_TYPES, sample_schema
+from sdvm_hf.arrow.schema import (
+    COLUMNS,
+    EXTRA_MISSING,
+    STRING_TYPES,
+    normal_type,
+    sample_schema,
+)
 from sdvm_hf.errors import PathPart, Problem, SampleTableError
 
 # -- the schema ----------------------------------------------------------------------------
@@ -85,14 +93,24 @@ def check_schema(schema: pa.Schema, source: str) -> None:
     A column the sample table does not have is refused rather than dropped, so a file never
     loses data on the way in.
     """
+    known = (*COLUMNS, EXTRA_MISSING)
     problems = [f"missing column {name!r}" for name in COLUMNS if name not in schema.names]
-    problems += [f"unknown column {name!r}" for name in schema.names if name not in COLUMNS]
+    problems += [f"unknown column {name!r}" for name in schema.names if name not in known]
     for name in COLUMNS:
         if name in schema.names:
             dtype = schema.field(name).type
             expected = _expected_type(name, dtype)
             if expected:
                 problems.append(f"column {name!r}: expected {expected}, got {dtype}")
+    if EXTRA_MISSING in schema.names:
+        dtype = schema.field(EXTRA_MISSING).type
+        if not (is_list(dtype) and dtype.value_type in STRING_TYPES) and not pa.types.is_null(
+            dtype
+        ):
+            problems.append(f"column {EXTRA_MISSING!r}: expected list<string>, got {dtype}")
+        extra = schema.field("extra").type if "extra" in schema.names else None
+        if extra is not None and not pa.types.is_struct(extra):
+            problems.append(f"column {EXTRA_MISSING!r} needs a struct extra, got {extra}")
     if problems:
         raise SampleTableError(f"{source} is not a sample table: " + "; ".join(problems))
 
@@ -100,27 +118,40 @@ def check_schema(schema: pa.Schema, source: str) -> None:
 def canonical(table: pa.Table) -> pa.Table:
     """``table`` with exactly the sample columns, in order, cast to the canonical types.
 
-    The caller has run :func:`check_schema`. Large and view string types become ``string``;
-    ``answer_index`` becomes int64. ``extra`` keeps its own type.
+    The caller has run :func:`check_schema`. Large and view string types become ``string``,
+    large lists ``list`` (in ``extra`` too, see :func:`~sdvm_hf.arrow.schema.normal_type`);
+    ``answer_index`` becomes int64. ``extra`` keeps its own field types otherwise. An
+    :data:`EXTRA_MISSING` column that lists nothing is dropped, so a table whose samples
+    have every key has the nine columns, however it was built.
     """
-    extra = table.schema.field("extra").type
-    if extra in STRING_TYPES:
-        extra = JSON_EXTRA
-    target = sample_schema(extra)
-    table = table.select(list(COLUMNS))
+    extra = normal_type(table.schema.field("extra").type)
+    missing = EXTRA_MISSING in table.schema.names and _lists_any(table.column(EXTRA_MISSING))
+    target = sample_schema(extra, missing=missing)
+    table = table.select(list(target.names))
     if table.schema.remove_metadata() == target:
         return table
     return table.cast(target)
 
 
-def checked_table(table: pa.Table, source: str = "table") -> pa.Table:
+def _lists_any(column: pa.ChunkedArray) -> bool:
+    """Whether a list column holds at least one item."""
+    return bool(len(column) and pc.sum(pc.fill_null(pc.list_value_length(column), 0)).as_py())
+
+
+def checked_table(table: pa.Table, source: str = "table", first_row: int = 0) -> pa.Table:
     """``table`` as a canonical sample table, or :class:`SampleTableError` saying what is wrong.
 
-    Checks the schema (every missing or mistyped column) and then every row, vectorised.
+    Checks the schema (every missing or mistyped column) and then every row, vectorised; rows
+    are numbered from ``first_row``.
     """
     check_schema(table.schema, source)
     table = canonical(table)
-    problems = find_problems(table, limit=5)
+    problems: list[Problem] = []
+    for start, part in row_chunks(table):
+        found_here = find_problems(part, limit=5 - len(problems))
+        problems += [replace(p, row=p.row + start + first_row) for p in found_here]
+        if len(problems) >= 5:
+            break
     if problems:
         listed = "; ".join(map(str, problems))
         raise SampleTableError(f"{source} has rows that are not valid samples: {listed}")
@@ -218,11 +249,39 @@ def _extra(table: pa.Table) -> Iterator[Found]:
     nulls = _bad(extra.is_null())
     yield Found(nulls, ("extra",), "an object (a struct row)", ["None"] * len(nulls))
     seen = set(nulls.tolist())
+    if EXTRA_MISSING in table.column_names:
+        for group in _missing_keys(table, extra):
+            seen.update(group.rows.tolist())
+            yield group
     for row, path, value in sorted(_nonfinite(extra, ("extra",)), key=lambda item: item[0]):
         if row not in seen:
             seen.add(row)
             expected = "a finite number (JSON has no NaN or infinity)"
             yield Found(np.array([row], np.int64), path, expected, [repr(value)])
+
+
+def _missing_keys(table: pa.Table, extra: pa.StructArray) -> Iterator[Found]:
+    """Rows whose :data:`EXTRA_MISSING` names a key the struct lacks, or one it holds a value of.
+
+    A key is missing only where its field is null: a value there would be lost on the way back.
+    """
+    missing = table.column(EXTRA_MISSING).combine_chunks()
+    if pa.types.is_null(missing.type):
+        return
+    flat = pc.list_flatten(missing)
+    parents = np.asarray(pc.list_parent_indices(missing), np.int64)
+    names = [child.name for child in extra.type]
+    unknown = _bad(pc.invert(pc.is_in(flat, value_set=pa.array(names, pa.string()))))
+    expected = f"names of extra fields ({', '.join(names)})"
+    yield replace(Found.at(flat, unknown, (EXTRA_MISSING,), expected), rows=parents[unknown])
+    for index, name in enumerate(names):
+        listed = np.asarray(pc.fill_null(pc.equal(flat, name), False), bool)
+        rows = parents[listed]
+        if len(rows):
+            valued = np.asarray(extra.field(index).is_valid().take(pa.array(rows)), bool)
+            bad = np.unique(rows[valued])
+            expected = f"null in a row whose {EXTRA_MISSING} lists {name!r}"
+            yield Found.at(extra.field(index), bad, ("extra", name), expected)
 
 
 def _reject_constant(token: str) -> Any:

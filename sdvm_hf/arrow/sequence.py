@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, overload
+from typing import TYPE_CHECKING, Any, overload
 
+import numpy as np
 import pyarrow as pa
 
+from sdvm_hf._wire import shorten
+from sdvm_hf.arrow._chunks import take
 from sdvm_hf.arrow._codec import decode, encode
+from sdvm_hf.arrow._concat import concatenate_tables
 from sdvm_hf.arrow._validate import canonical, checked_table
 from sdvm_hf.arrow.rejects import Rejects
-from sdvm_hf.arrow.schema import sample_features
+from sdvm_hf.arrow.schema import EXTRA_MISSING, sample_features
+from sdvm_hf.errors import SampleTableError
 from sdvm_hf.samples import MultipleChoiceSample
 
 if TYPE_CHECKING:
@@ -22,23 +27,34 @@ _BATCH_ROWS = 8192
 class SampleSequence(Sequence[MultipleChoiceSample]):
     """Typed samples backed by an Arrow sample table, built lazily.
 
-    ``len``, indexing, slicing and iteration give typed samples; nothing is turned into
-    Python objects before it is asked for. ``table`` is the Arrow table, ``dataset`` the same
-    data as a ``datasets.Dataset`` in the sample features, and ``rejects`` the rows a
+    ``len``, indexing (an int, a slice, a list or numpy array of ints), slicing and
+    iteration give typed samples; nothing is turned into Python objects before it is asked
+    for, and iteration decodes one batch at a time. ``table`` is the Arrow table, ``dataset``
+    the same data as a ``datasets.Dataset`` in the sample features, and ``rejects`` the rows a
     conversion with ``on_error="skip"`` left out.
+
+    ``data`` is a sample table, or a ``datasets.Dataset`` in the sample features (after
+    ``shuffle``, ``select``, ``filter`` or ``train_test_split`` too: its indices mapping is
+    applied, so the samples come in the dataset's own order).
     """
 
     def __init__(
         self,
-        table: pa.Table,
+        data: pa.Table | datasets.Dataset,
         *,
         rejects: Rejects | None = None,
         source: str = "table",
         validate: bool = True,
     ) -> None:
-        """Wrap ``table``; with ``validate`` (default) check every row first."""
+        """Wrap ``data``; with ``validate`` (default) check every row first."""
+        table = arrow_table(data)
         self._table = checked_table(table, source) if validate else canonical(table)
         self.rejects: Rejects = Rejects() if rejects is None else rejects
+
+    @classmethod
+    def from_dataset(cls, dataset: datasets.Dataset, *, source: str = "dataset") -> SampleSequence:
+        """The samples of a ``datasets.Dataset`` in the sample features, in its order."""
+        return cls(dataset, source=source)
 
     @property
     def table(self) -> pa.Table:
@@ -53,7 +69,7 @@ class SampleSequence(Sequence[MultipleChoiceSample]):
     @property
     def features(self) -> datasets.Features:
         """The ``datasets.Features`` of this table."""
-        return sample_features(self.extra_type)
+        return sample_features(self.extra_type, missing=EXTRA_MISSING in self._table.column_names)
 
     @property
     def dataset(self) -> datasets.Dataset:
@@ -68,22 +84,42 @@ class SampleSequence(Sequence[MultipleChoiceSample]):
         return int(self._table.num_rows)
 
     @overload
-    def __getitem__(self, index: int) -> MultipleChoiceSample: ...
+    def __getitem__(self, index: int | np.integer[Any]) -> MultipleChoiceSample: ...
     @overload
-    def __getitem__(self, index: slice) -> SampleSequence: ...
-    def __getitem__(self, index: int | slice) -> MultipleChoiceSample | SampleSequence:
-        if isinstance(index, slice):
-            start, stop, step = index.indices(len(self))
-            if step == 1:
-                part = self._table.slice(start, max(stop - start, 0))
-            else:
-                part = self._table.take(pa.array(range(start, stop, step), pa.int64()))
-            return SampleSequence(part, validate=False)
+    def __getitem__(self, index: slice | Sequence[int] | np.ndarray) -> SampleSequence: ...
+    def __getitem__(
+        self, index: int | np.integer[Any] | slice | Sequence[int] | np.ndarray
+    ) -> MultipleChoiceSample | SampleSequence:
         length = len(self)
-        position = index + length if index < 0 else index
-        if not 0 <= position < length:
-            raise IndexError(f"sample index {index} out of range for {length} samples")
-        return next(decode(self._table.slice(position, 1)))
+        if isinstance(index, slice):
+            start, stop, step = index.indices(length)
+            if step == 1:
+                return SampleSequence(
+                    self._table.slice(start, max(stop - start, 0)), validate=False
+                )
+            return self._take(np.arange(start, stop, step, dtype=np.int64))
+        if isinstance(index, int | np.integer) and not isinstance(index, bool):
+            position = int(index) + length if index < 0 else int(index)
+            if not 0 <= position < length:
+                raise IndexError(f"sample index {index} out of range for {length} samples")
+            return next(decode(self._table.slice(position, 1)))
+        positions = np.asarray(index)
+        if positions.ndim != 1 or not (
+            positions.size == 0 or np.issubdtype(positions.dtype, np.integer)
+        ):
+            raise TypeError(
+                f"samples are indexed by an int, a slice, or a list or 1-D array of ints, "
+                f"got {type(index).__name__} {shorten(repr(index), 60)}"
+            )
+        positions = positions.astype(np.int64)
+        outside = (positions < -length) | (positions >= length)
+        if outside.any():
+            bad = int(positions[outside][0])
+            raise IndexError(f"sample index {bad} out of range for {length} samples")
+        return self._take(np.where(positions < 0, positions + length, positions))
+
+    def _take(self, positions: np.ndarray) -> SampleSequence:
+        return SampleSequence(take(self._table, positions), validate=False)
 
     def __iter__(self) -> Iterator[MultipleChoiceSample]:
         for batch in self._table.to_batches(max_chunksize=_BATCH_ROWS):
@@ -93,8 +129,34 @@ class SampleSequence(Sequence[MultipleChoiceSample]):
         return f"SampleSequence({len(self)} samples, {len(self.rejects)} rejects)"
 
 
-def table_to_samples(table: pa.Table) -> list[MultipleChoiceSample]:
-    """Every row of a sample table as a typed sample (checked first)."""
+def arrow_table(data: pa.Table | datasets.Dataset) -> pa.Table:
+    """The Arrow table of a sample table or a ``datasets.Dataset``, in the dataset's order.
+
+    A dataset's indices mapping (left by ``shuffle``, ``select``, ``filter``,
+    ``train_test_split``) is applied, never ignored.
+    """
+    if isinstance(data, pa.Table):
+        return data
+    inner = getattr(data, "data", None)
+    if inner is not None and hasattr(data, "_indices"):  # a datasets.Dataset
+        table = inner.table
+        indices = data._indices
+        if indices is None:
+            return table
+        return take(table, np.asarray(indices.column(0).to_numpy(), np.int64))
+    nested = getattr(data, "table", None)
+    if isinstance(nested, pa.Table):  # a datasets.table.Table (no indices of its own)
+        return nested
+    raise TypeError(
+        f"expected a pyarrow.Table or a datasets.Dataset of samples, got {type(data).__name__}"
+    )
+
+
+def table_to_samples(table: pa.Table | datasets.Dataset) -> list[MultipleChoiceSample]:
+    """Every row of a sample table (or ``datasets.Dataset``, in its order) as a typed sample.
+
+    Checked first.
+    """
     return list(SampleSequence(table))
 
 
@@ -106,3 +168,22 @@ def samples_to_table(samples: Iterable[MultipleChoiceSample]) -> pa.Table:
     if isinstance(samples, SampleSequence):
         return samples.table
     return encode(list(samples))
+
+
+def concatenate_samples(*sequences: SampleSequence | pa.Table) -> SampleSequence:
+    """One sequence holding every sample of ``sequences``, in order, each exactly as it was.
+
+    Unlike ``datasets.concatenate_datasets``, which merges the extra structs so that a sample
+    gains every other dataset's keys as ``None``, a key a sample did not have stays missing
+    (see ``extra_missing`` in :mod:`sdvm_hf.arrow.schema`); ``extra.subject`` of MMLU and
+    ``extra.ind`` of HellaSwag stay struct fields, queryable in place. Fields of the same name
+    must have the same type (or be all null in one of them); otherwise ``extra`` becomes the
+    JSON column. Rejects are joined.
+    """
+    parts = [s if isinstance(s, SampleSequence) else SampleSequence(s) for s in sequences]
+    try:
+        table = concatenate_tables([part.table for part in parts])
+    except SampleTableError:  # a type conflict: the extras become JSON text, still exact
+        table = encode([sample for part in parts for sample in part])
+    rejects = Rejects.join(part.rejects for part in parts)
+    return SampleSequence(table, rejects=rejects, validate=False)

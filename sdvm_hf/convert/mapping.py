@@ -43,10 +43,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from sdvm_hf._wire import BLOCKS, TASK_TYPE, Style, reserved_key
+from sdvm_hf.arrow._chunks import row_chunks
 from sdvm_hf.arrow._found import Found, first_per_row
 from sdvm_hf.arrow._validate import found, is_list, json_type_problem
 from sdvm_hf.arrow.rejects import Rejects, json_line
-from sdvm_hf.arrow.schema import JSON_EXTRA, sample_schema
+from sdvm_hf.arrow.schema import JSON_EXTRA, normal_type, sample_schema
 from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.convert._answers import ANSWER_FORMATS, AnswerFormat, answer_index, expected_answer
 from sdvm_hf.convert._cells import choices_from_columns, choices_from_list, is_text, safe_cast
@@ -234,7 +235,13 @@ class MultipleChoiceMapping:
             problem = json_type_problem(flat.field(name).type, name)
             if problem:
                 raise LayoutError(f"{self._where(split)}: column {problem}; drop it or cast it")
-        fields = [flat.field(name).with_name(self.rename.get(name, name)) for name in extra]
+        fields = [
+            pa.field(
+                self.rename.get(name, name),
+                normal_type(self.types.get(name, flat.field(name).type)),
+            )
+            for name in extra
+        ]
         return sample_schema(pa.struct(fields))
 
     def features(
@@ -279,6 +286,21 @@ class MultipleChoiceMapping:
             raise ValueError(f"on_error must be 'raise' or 'skip', got {on_error!r}")
         source = pa.Table.from_batches([data]) if isinstance(data, pa.RecordBatch) else data
         numbers = self._numbers(source, first_row, rows)
+        pieces = list(row_chunks(source))
+        if len(pieces) > 1:  # under Arrow's 2 GiB of offsets, however many rows
+            parts = [
+                self.convert(
+                    part,
+                    split=split,
+                    on_error=on_error,
+                    rows=rows if isinstance(rows, str) else numbers[start:][: len(part)],
+                    key=key,
+                )
+                for start, part in pieces
+            ]
+            tables = [part.table for part in parts]
+            rejects = Rejects.join(part.rejects for part in parts)
+            return Conversion(pa.concat_tables(tables), rejects)
         keys = self._key_columns(source, key, split)
         samples, found = self._samples(source, split)
         first = first_per_row(found)
@@ -547,7 +569,10 @@ class MultipleChoiceMapping:
         if not pa.types.is_struct(extra_type):
             return _constant("{}", n)
         names = self.extra_columns(table.column_names)
-        arrays = [table.column(name).combine_chunks() for name in names]
+        arrays = [
+            table.column(name).combine_chunks().cast(field.type)
+            for name, field in zip(names, extra_type, strict=True)
+        ]
         return pa.StructArray.from_arrays(arrays, fields=list(extra_type))
 
     # -- the batch and row forms ------------------------------------------------------------

@@ -1,0 +1,63 @@
+"""Tables of any size in pieces under Arrow's 2 GiB of 32-bit offsets.
+
+A string or list column holds at most 2 GiB in one array; kernels that concatenate a
+column's chunks first (``take``, ``combine_chunks``, flattening a list) overflow past that,
+as a 4M-row HellaSwag table did. The checks, ``take`` and the table form of a mapping work
+through these pieces instead, and their output schema is the same as in one piece.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+import pyarrow as pa
+
+CHUNK_BYTES = 1 << 30
+"""The most bytes a table is processed in at once: well under Arrow's 2 GiB of 32-bit
+offsets, so that no kernel that concatenates a column (``take``, ``combine_chunks``,
+flattening a list) overflows, however many rows the table has."""
+
+
+def row_chunks(table: pa.Table, limit: int | None = None) -> Iterator[tuple[int, pa.Table]]:
+    """``(first row, slice)`` covering ``table`` in order, each slice about ``limit`` bytes.
+
+    The slices share the table's memory. Rows are assumed to be of similar size; ``limit``
+    (default :data:`CHUNK_BYTES`) is half of what would overflow, to leave room for rows
+    larger than the average.
+    """
+    limit = CHUNK_BYTES if limit is None else limit
+    rows = table.num_rows
+    size = table.nbytes if rows else 0
+    step = rows if size <= limit else max(1, rows * limit // size)
+    for start in range(0, max(rows, 1), max(step, 1)):
+        yield start, table.slice(start, step)
+
+
+def take(table: pa.Table, positions: np.ndarray, limit: int | None = None) -> pa.Table:
+    """The rows of ``table`` at ``positions``, in that order, at any size.
+
+    Arrow's ``take`` concatenates a column's chunks first and overflows past 2 GiB of string
+    data; here each piece of about ``limit`` bytes (default :data:`CHUNK_BYTES`) is taken
+    chunk by chunk and put back in order.
+    """
+    positions = np.asarray(positions, np.int64)
+    limit = CHUNK_BYTES if limit is None else limit
+    size = table.nbytes
+    if size <= limit or not len(positions):
+        return table.take(pa.array(positions, pa.int64()))
+    batches = table.to_batches()
+    starts = np.cumsum([0, *(batch.num_rows for batch in batches)])
+    step = max(1, len(positions) * limit // size)
+    pieces = []
+    for first in range(0, len(positions), step):
+        part = positions[first : first + step]
+        chunk = np.searchsorted(starts, part, side="right") - 1
+        order = np.argsort(chunk, kind="stable")
+        taken = [
+            batches[index].take(pa.array(part[order][chunk[order] == index] - starts[index]))
+            for index in np.unique(chunk)
+        ]
+        merged = pa.Table.from_batches(taken, schema=table.schema).combine_chunks()
+        pieces.append(merged.take(pa.array(np.argsort(order), pa.int64())))
+    return pa.concat_tables(pieces)
