@@ -47,7 +47,8 @@ from sdvm_hf.files import (
     write_samples,
 )
 from sdvm_hf.jobs import convert_to_files, inspect_file, report_file, validate_file
-from sdvm_hf.load.loaders import StreamingSamples, load_multiple_choice, load_preset
+from sdvm_hf.load.loaders import load_multiple_choice, load_preset
+from sdvm_hf.load.streaming import StreamingSamples
 from sdvm_hf.presets.arc import ARC, load_arc
 from sdvm_hf.presets.commonsense_qa import COMMONSENSE_QA, load_commonsense_qa
 from sdvm_hf.presets.hellaswag import HELLASWAG, load_hellaswag

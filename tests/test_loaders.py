@@ -4,6 +4,7 @@ from pathlib import Path
 from typing import Any
 
 import datasets
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
@@ -271,13 +272,12 @@ def test_an_unknown_option_is_refused_not_ignored() -> None:
         load_hellaswag(bundled=True, cache="/tmp")  # type: ignore[call-overload]
 
 
-def test_rows_are_numbered_across_batches_eager_and_streaming(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    from sdvm_hf.load import loaders
-
-    monkeypatch.setattr(loaders, "BATCH_ROWS", 3)
-    eager = load_mmlu(data_files=MMLU / "mmlu_pro.parquet", on_error="skip")
-    stream = load_mmlu(data_files=MMLU / "mmlu_pro.parquet", on_error="skip", streaming=True)
-    assert len(list(stream)) == len(eager) == 7
-    assert [r.row for r in eager.rejects] == [r.row for r in stream.rejects] == [6]
+def test_rows_are_numbered_across_batches_eager_and_streaming(tmp_path: Path) -> None:
+    fixture = pq.read_table(MMLU / "mmlu_pro.parquet")  # 8 rows, row 6 has one option
+    copies = 70_000 // fixture.num_rows  # more rows than one eager or streamed batch holds
+    pq.write_table(pa.concat_tables([fixture] * copies), tmp_path / "pro.parquet")
+    bad = [row for row in range(copies * fixture.num_rows) if row % fixture.num_rows == 6]
+    eager = load_mmlu(data_files=tmp_path / "pro.parquet", on_error="skip")
+    stream = load_mmlu(data_files=tmp_path / "pro.parquet", on_error="skip", streaming=True)
+    assert sum(1 for _ in stream) == len(eager) == 7 * copies
+    assert eager.rejects.rows == stream.rejects.rows == bad

@@ -17,7 +17,8 @@ import pyarrow as pa
 from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.convert.mapping import MultipleChoiceMapping, OnError
 from sdvm_hf.convert.preset import Bundled, Preset
-from sdvm_hf.load.loaders import SourceOptions, StreamingSamples, load_preset
+from sdvm_hf.load.loaders import SourceOptions, load_preset
+from sdvm_hf.load.streaming import StreamingSamples
 
 HELLASWAG = MultipleChoiceMapping(
     name="hellaswag",

@@ -29,7 +29,8 @@ from typing import Literal, Unpack, overload
 from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.convert.mapping import MultipleChoiceMapping, OnError
 from sdvm_hf.convert.preset import Bundled, Preset
-from sdvm_hf.load.loaders import SourceOptions, StreamingSamples, load_preset
+from sdvm_hf.load.loaders import SourceOptions, load_preset
+from sdvm_hf.load.streaming import StreamingSamples
 
 MMLU_LAYOUTS: dict[str, MultipleChoiceMapping] = {
     "cais": MultipleChoiceMapping(
