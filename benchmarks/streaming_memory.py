@@ -29,6 +29,9 @@ if how == "ours":
     from sdvm_hf import load_hellaswag
     for _ in load_hellaswag(data_files=path, streaming=True):
         rows += 1
+elif how == "write":
+    from sdvm_hf import load_hellaswag, write_parquet
+    rows = write_parquet(load_hellaswag(data_files=path, streaming=True), path + ".out.parquet")
 else:
     import datasets
     for _ in datasets.load_dataset("parquet", data_files=path, split="train", streaming=True):
@@ -67,15 +70,20 @@ def main() -> None:
     source = args.realdata / "hellaswag" / "hub_validation.parquet"
     with tempfile.TemporaryDirectory() as tmp:
         base: int | None = None
+        write_base: int | None = None
         for rows in args.sizes:
             path = Path(tmp) / f"hellaswag-{rows}.parquet"
             replicate(source, rows, path)
             seen, bytes_ = peak(path, "ours")
             assert seen == rows, (seen, rows)
+            written, wrote = peak(path, "write")
+            assert written == rows, (written, rows)
             base = base or bytes_
+            write_base = write_base or wrote
             print(
                 f"sdvm_hf streaming {rows:>9,} rows: peak {bytes_ / 2**20:7.0f} MiB, "
-                f"{bytes_ / base:4.2f}x the first size"
+                f"{bytes_ / base:4.2f}x the first size; streamed into write_parquet: "
+                f"{wrote / 2**20:5.0f} MiB, {wrote / write_base:4.2f}x"
             )
             if rows == 1_000_000:
                 _, theirs = peak(path, "datasets")
@@ -84,6 +92,7 @@ def main() -> None:
                     f"(ours is {bytes_ / theirs:4.2f}x)"
                 )
             path.unlink()
+            Path(str(path) + ".out.parquet").unlink()
 
 
 if __name__ == "__main__":

@@ -27,8 +27,10 @@ from sdvm_hf._atomic import atomic_path
 from sdvm_hf.arrow._codec import decode
 from sdvm_hf.arrow._concat import concatenate_tables
 from sdvm_hf.arrow._validate import canonical, check_schema, checked_table
+from sdvm_hf.arrow.schema import sample_schema
 from sdvm_hf.arrow.sequence import SampleSequence, samples_to_table
 from sdvm_hf.errors import SampleTableError
+from sdvm_hf.load.streaming import StreamingSamples
 from sdvm_hf.samples import MultipleChoiceSample
 
 Format = Literal["parquet", "jsonl", "jsonl.gz"]
@@ -62,16 +64,40 @@ def write_parquet(
 ) -> int:
     """Write samples (or a sample table) to a Parquet file; return how many rows.
 
+    A :class:`~sdvm_hf.load.streaming.StreamingSamples` is written batch by batch as it is
+    converted: the whole table is never held.
+
     The file loads with :func:`read_parquet`, ``pyarrow.parquet.read_table`` and
     ``datasets.load_dataset("parquet", data_files=...)``. Writing is atomic: an error or a
     crash mid-write leaves no partial file at ``path``.
     """
+    if isinstance(samples, StreamingSamples):
+        return _write_tables(samples.tables(), path)
     if isinstance(samples, pa.Table | SampleSequence):
         table = SampleSequence(samples).table if isinstance(samples, pa.Table) else samples.table
     else:
         table = checked_table(samples_to_table(samples), "samples")
     write_table(table, path)
     return int(table.num_rows)
+
+
+def _write_tables(tables: Iterator[pa.Table], path: str | os.PathLike[str]) -> int:
+    """Write a stream of sample tables (one schema) batch by batch, never the whole table."""
+    rows = 0
+    with atomic_path(path) as tmp:
+        writer: pq.ParquetWriter | None = None
+        try:
+            for table in tables:
+                if writer is None:
+                    writer = pq.ParquetWriter(tmp, table.schema)
+                writer.write_table(table.cast(writer.schema))
+                rows += table.num_rows
+            if writer is None:  # an empty stream: an empty sample table
+                pq.write_table(sample_schema().empty_table(), tmp)
+        finally:
+            if writer is not None:
+                writer.close()
+    return rows
 
 
 def read_parquet(
@@ -169,7 +195,7 @@ def write_jsonl(samples: Iterable[MultipleChoiceSample], path: str | os.PathLike
     checked before anything is written (a sample built around the validators, e.g. with
     ``model_construct``, is refused).
     """
-    if not isinstance(samples, SampleSequence):
+    if not isinstance(samples, SampleSequence | StreamingSamples):  # those come checked
         samples = [_checked(sample) for sample in samples]
     count = 0
     with atomic_path(path) as tmp, _open_text(tmp, "w", str(path).endswith(".gz")) as out:
@@ -253,7 +279,9 @@ def read_jsonl(path: str | os.PathLike[str]) -> SampleSequence:
 
 
 def write_samples(
-    samples: SampleSequence, path: str | os.PathLike[str], format: Format | None = None
+    samples: SampleSequence | StreamingSamples,
+    path: str | os.PathLike[str],
+    format: Format | None = None,
 ) -> int:
     """Write a sample file in ``format`` (default: the one its extension names)."""
     if (format or format_of(path)) == "parquet":

@@ -281,3 +281,29 @@ def test_rows_are_numbered_across_batches_eager_and_streaming(tmp_path: Path) ->
     stream = load_mmlu(data_files=tmp_path / "pro.parquet", on_error="skip", streaming=True)
     assert sum(1 for _ in stream) == len(eager) == 7 * copies
     assert eager.rejects.rows == stream.rejects.rows == bad
+
+
+@pytest.mark.parametrize("name", ["out.parquet", "out.jsonl"])
+def test_a_stream_is_written_batch_by_batch_and_equals_the_eager_file(
+    tmp_path: Path, name: str
+) -> None:
+    from sdvm_hf import read_samples, write_samples
+
+    fixture = pq.read_table(MMLU / "mmlu_pro.parquet")
+    pq.write_table(pa.concat_tables([fixture] * 5_000), tmp_path / "pro.parquet")
+    stream = load_mmlu(data_files=tmp_path / "pro.parquet", on_error="skip", streaming=True)
+    assert write_samples(stream, tmp_path / name) == 7 * 5_000
+    eager = load_mmlu(data_files=tmp_path / "pro.parquet", on_error="skip")
+    assert list(read_samples(tmp_path / name)) == list(eager)
+    assert len(stream.rejects) == 5_000
+
+
+def test_a_stream_that_fails_midway_leaves_no_file(tmp_path: Path) -> None:
+    from sdvm_hf import write_parquet
+
+    fixture = pq.read_table(MMLU / "mmlu_pro.parquet")
+    pq.write_table(pa.concat_tables([fixture] * 5_000), tmp_path / "pro.parquet")
+    stream = load_mmlu(data_files=tmp_path / "pro.parquet", streaming=True)
+    with pytest.raises(sdvm_hf.ConversionError, match=r"row 6, column 'options'"):
+        write_parquet(stream, tmp_path / "out.parquet")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pro.parquet"]
