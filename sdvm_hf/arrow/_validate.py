@@ -241,11 +241,27 @@ def _nonfinite(
                 yield row, (*where[: len(path)], index, *where[len(path) :]), value
 
 
+def _floats(dtype: pa.DataType) -> bool:
+    """Whether values of ``dtype`` can hold a float anywhere inside."""
+    if pa.types.is_floating(dtype):
+        return True
+    if pa.types.is_struct(dtype):
+        return any(_floats(child.type) for child in dtype)
+    return bool(is_list(dtype) and _floats(dtype.value_type))
+
+
 def _extra(table: pa.Table) -> Iterator[Found]:
     if not pa.types.is_struct(table.schema.field("extra").type):
         yield from _json_cells(table, "extra")
         return
-    extra = table.column("extra").combine_chunks()
+    column = table.column("extra")
+    if (
+        not column.null_count
+        and not _floats(column.type)
+        and EXTRA_MISSING not in table.column_names
+    ):
+        return  # no null row, no float to be NaN, no missing keys: nothing to check
+    extra = column.combine_chunks()
     nulls = _bad(extra.is_null())
     yield Found(nulls, ("extra",), "an object (a struct row)", ["None"] * len(nulls))
     seen = set(nulls.tolist())

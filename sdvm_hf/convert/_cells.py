@@ -97,6 +97,8 @@ _CHOICES = pa.list_(pa.string())
 
 def choices_from_list(array: pa.Array, name: str) -> tuple[pa.Array, list[Found]]:
     """A list column as ``list<string>``; a row holding anything but text is a problem."""
+    if array.type.value_type == pa.string() and pa.types.is_list(array.type):
+        return array.view(_CHOICES), []  # the same layout (only the field name may differ)
     if is_text(array.type.value_type):
         return array.cast(_CHOICES), []
     lengths = pc.fill_null(pc.list_value_length(array), 0)
