@@ -14,7 +14,8 @@ from pathlib import Path
 
 from sdvm_hf._atomic import atomic_path
 from sdvm_hf._progress import bar
-from sdvm_hf.arrow._validate import canonical, check_schema, find_problems
+from sdvm_hf.arrow._rules import find_problems
+from sdvm_hf.arrow._validate import canonical, check_schema
 from sdvm_hf.arrow.rejects import Rejects, json_line
 from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.errors import Problem

@@ -296,7 +296,7 @@ def test_non_finite_floats_in_a_struct_extra_are_refused() -> None:
 
 
 def test_blank_means_what_python_strip_means() -> None:
-    from sdvm_hf.arrow._validate import blank
+    from sdvm_hf.arrow._rules import blank
 
     characters = [chr(code) for code in range(0x3100)]
     got = blank(pa.array(characters)).to_pylist()

@@ -18,7 +18,8 @@ import pyarrow as pa
 
 from sdvm_hf._frozen import FrozenList, frozen_copy
 from sdvm_hf._wire import BLOCKS, STYLES, TASK_TYPE
-from sdvm_hf.arrow._validate import is_list, json_type_problem
+from sdvm_hf.arrow._rules import is_list
+from sdvm_hf.arrow._validate import json_type_problem
 from sdvm_hf.arrow.schema import EXTRA_MISSING, EXTRA_MISSING_TYPE, JSON_EXTRA, sample_schema
 from sdvm_hf.samples import MultipleChoiceSample, class_for_style
 

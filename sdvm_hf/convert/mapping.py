@@ -45,7 +45,8 @@ import pyarrow.compute as pc
 from sdvm_hf._wire import BLOCKS, TASK_TYPE, Style, reserved_key
 from sdvm_hf.arrow._chunks import row_chunks
 from sdvm_hf.arrow._found import Found, first_per_row
-from sdvm_hf.arrow._validate import found, is_list, json_type_problem
+from sdvm_hf.arrow._rules import found, is_list
+from sdvm_hf.arrow._validate import json_type_problem
 from sdvm_hf.arrow.rejects import Rejects, json_line
 from sdvm_hf.arrow.schema import JSON_EXTRA, normal_type, sample_schema
 from sdvm_hf.arrow.sequence import SampleSequence
