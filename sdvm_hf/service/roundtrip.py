@@ -40,6 +40,7 @@ from typing import Any, Literal, TypeVar
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from sdvm_hf._wire import BLOCKS
 from sdvm_hf.arrow._codec import changeable_columns
 from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.files import write_table
@@ -185,7 +186,7 @@ class _Gate:
 
 
 async def _send(
-    call: Call, sent: list[MultipleChoiceSample], label: str, gate: _Gate, slots: asyncio.Semaphore
+    call: Call, sent: list[_Tagged], label: str, gate: _Gate, slots: asyncio.Semaphore
 ) -> Any:
     """The service's answer to one batch; a request holds one of ``slots`` while in flight."""
     retry = gate.retry
@@ -222,19 +223,33 @@ async def _send(
 # -- the join ------------------------------------------------------------------------------
 
 
-def _with_ids(batch: SampleSequence, start: int) -> list[MultipleChoiceSample]:
+@dataclass(frozen=True)
+class _Tagged:
+    """A sample on its way to the service, carrying its row id in the wire dict's extra keys.
+
+    The SDK only calls ``to_dict()`` on what it sends, so the id is added there, without
+    building (and validating) a second sample.
+    """
+
+    sample: MultipleChoiceSample
+    row: int
+
+    def to_dict(self) -> dict[str, Any]:
+        wire = self.sample.to_dict()
+        blocks = {key: wire.pop(key) for key in BLOCKS if key in wire}
+        return {**wire, ROW_ID: self.row, **blocks}
+
+
+def _with_ids(batch: SampleSequence, start: int) -> list[_Tagged]:
     tagged = []
     for offset, sample in enumerate(batch):
         if ROW_ID in sample.extra:
             raise ServiceError(f"row {start + offset}: extra already has the key {ROW_ID!r}")
-        extra = {**sample.extra, ROW_ID: start + offset}
-        tagged.append(sample.model_copy(update={"extra": extra}))
+        tagged.append(_Tagged(sample, start + offset))
     return tagged
 
 
-def _join(
-    sent: Sequence[MultipleChoiceSample], returned: Any, label: str
-) -> list[MultipleChoiceSample]:
+def _join(sent: Sequence[_Tagged], returned: Any, label: str) -> list[MultipleChoiceSample]:
     """The returned samples in the order sent, ids removed; ServiceError if they do not match."""
 
     def malformed(what: str) -> ServiceError:
@@ -246,24 +261,23 @@ def _join(
     by_id: dict[int, MultipleChoiceSample] = {}
     for item in returned:
         try:
-            sample = MultipleChoiceSample.from_dict(item.to_dict())
-        except (AttributeError, ValueError) as error:
+            wire = dict(item.to_dict())
+            row = wire.pop(ROW_ID, None)
+            sample = MultipleChoiceSample.from_dict(wire)
+        except (AttributeError, TypeError, ValueError) as error:
             raise malformed(str(error)) from None
-        row = sample.extra.get(ROW_ID)
-        if not isinstance(row, int) or row in by_id:
+        if not isinstance(row, int) or isinstance(row, bool) or row in by_id:
             raise malformed(f"a sample without a row id of its own ({row!r})")
-        extra = {key: value for key, value in sample.extra.items() if key != ROW_ID}
-        by_id[row] = sample.model_copy(update={"extra": extra})
+        by_id[row] = sample
     out = []
     for original in sent:
-        row = original.extra[ROW_ID]
-        if row not in by_id:
-            raise malformed(f"row {row} did not come back")
-        back = by_id[row]
-        if back.extra != {k: v for k, v in original.extra.items() if k != ROW_ID}:
-            raise malformed(f"row {row} came back with its extra changed")
-        if type(back) is not type(original):
-            raise malformed(f"row {row} came back as {type(back).__name__}")
+        if original.row not in by_id:
+            raise malformed(f"row {original.row} did not come back")
+        back = by_id[original.row]
+        if back.extra != original.sample.extra:
+            raise malformed(f"row {original.row} came back with its extra changed")
+        if type(back) is not type(original.sample):
+            raise malformed(f"row {original.row} came back as {type(back).__name__}")
         out.append(back)
     return out
 
