@@ -33,8 +33,17 @@ from sdvm_hf.arrow.sequence import (
     samples_to_table,
     table_to_samples,
 )
-from sdvm_hf.convert.mapping import Conversion, MultipleChoiceMapping, split_rejects
+from sdvm_hf.convert.mapping import REJECT_COLUMN, Conversion, MultipleChoiceMapping, split_rejects
 from sdvm_hf.convert.preset import Preset
+from sdvm_hf.engines import (
+    FILE_COLUMN,
+    FILE_ROW_KEY,
+    ROW_COLUMN,
+    init_ray,
+    read_keyed,
+    reject_rows,
+    sample_rows,
+)
 from sdvm_hf.errors import ConversionError, LayoutError, Problem, Reject, SampleTableError
 from sdvm_hf.files import (
     iter_jsonl,
@@ -74,11 +83,15 @@ __version__ = _version("sdvm-hf")
 __all__ = [
     "ARC",
     "COMMONSENSE_QA",
+    "FILE_COLUMN",
+    "FILE_ROW_KEY",
     "HELLASWAG",
     "MMLU_LAYOUTS",
     "OPENBOOKQA",
     "PIQA",
     "PRESETS",
+    "REJECT_COLUMN",
+    "ROW_COLUMN",
     "SOCIAL_I_QA",
     "SWAG",
     "TRUTHFULQA",
@@ -103,6 +116,7 @@ __all__ = [
     "concatenate_samples",
     "convert_to_files",
     "detect_mmlu_layout",
+    "init_ray",
     "inspect_file",
     "iter_jsonl",
     "iter_parquet",
@@ -119,12 +133,15 @@ __all__ = [
     "load_truthfulqa",
     "load_winogrande",
     "read_jsonl",
+    "read_keyed",
     "read_parquet",
     "read_samples",
+    "reject_rows",
     "report_file",
     "report_html",
     "run_stage",
     "sample_features",
+    "sample_rows",
     "sample_schema",
     "samples_to_table",
     "split_rejects",

@@ -88,11 +88,16 @@ def read_csv(files: Sequence[str], layout: CsvLayout) -> pa.Table:
         except (pa.ArrowInvalid, UnicodeDecodeError) as error:
             raise _named(file, error) from None
         tables.append(_with_file_columns(table, file, layout, plan))
+    return concat_files(tables, files)
+
+
+def concat_files(tables: list[pa.Table], files: Sequence[str]) -> pa.Table:
+    """The tables read from ``files`` as one; ``ValueError`` naming them if they differ."""
     try:
         return pa.concat_tables(tables)
     except pa.ArrowInvalid as error:
         raise ValueError(
-            f"the CSV files do not share their columns ({', '.join(files)}): {error}"
+            f"the files do not share their columns ({', '.join(files)}): {error}"
         ) from None
 
 

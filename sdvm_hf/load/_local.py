@@ -20,7 +20,7 @@ import pyarrow as pa
 import pyarrow.json as paj
 import pyarrow.parquet as pq
 
-from sdvm_hf.load._csv import CsvLayout, csv_batches, read_csv
+from sdvm_hf.load._csv import CsvLayout, concat_files, csv_batches, read_csv
 
 Kind = Literal["parquet", "jsonl", "json", "csv"]
 
@@ -33,15 +33,6 @@ _READ = paj.ReadOptions(block_size=4 << 20)
 
 def _named(file: str, error: Exception) -> ValueError:
     return ValueError(f"{file}: {error}")
-
-
-def _concat(tables: list[pa.Table], files: Sequence[str]) -> pa.Table:
-    try:
-        return pa.concat_tables(tables)
-    except pa.ArrowInvalid as error:
-        raise ValueError(
-            f"the files do not share their columns ({', '.join(files)}): {error}"
-        ) from None
 
 
 def _json_array(file: str) -> pa.Table:
@@ -79,7 +70,7 @@ def read_local(files: Sequence[str], kind: Kind, csv: CsvLayout) -> pa.Table:
         tables = [_jsonl(file) for file in files]
     else:
         tables = [_json_array(file) for file in files]
-    return tables[0] if len(tables) == 1 else _concat(tables, files)
+    return tables[0] if len(tables) == 1 else concat_files(tables, files)
 
 
 def local_length(files: Sequence[str], kind: Kind) -> int | None:
