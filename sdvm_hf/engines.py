@@ -41,7 +41,8 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from sdvm_hf.arrow.rejects import REJECT_SCHEMA, json_line
-from sdvm_hf.convert.mapping import REJECT_COLUMN, _arrow_table
+from sdvm_hf.arrow.sequence import arrow_table
+from sdvm_hf.convert.mapping import REJECT_COLUMN
 
 if TYPE_CHECKING:
     import datasets
@@ -74,7 +75,7 @@ def read_keyed(batch: pa.Table, *, column: str = "item") -> pa.Table:
 
 def sample_rows(tagged: pa.Table | datasets.Dataset) -> pa.Table:
     """The converted rows of a tagged table (the tagged form's output): the sample table."""
-    table = _arrow_table(tagged)
+    table = arrow_table(tagged)
     return table.filter(pc.is_null(table.column(REJECT_COLUMN))).drop_columns([REJECT_COLUMN])
 
 
@@ -88,7 +89,7 @@ def reject_rows(
     form was given (``key=`` of :meth:`~sdvm_hf.convert.mapping.MultipleChoiceMapping.tagged`),
     so every batch gives one schema, an empty one too. ``Rejects.from_table`` reads the result back.
     """
-    table = _arrow_table(tagged)
+    table = arrow_table(tagged)
     records = [json.loads(text) for text in table.column(REJECT_COLUMN).drop_null().to_pylist()]
     for record in records:
         if key and "key" not in record:

@@ -49,7 +49,7 @@ from sdvm_hf.arrow._rules import found, is_list
 from sdvm_hf.arrow._validate import json_type_problem
 from sdvm_hf.arrow.rejects import Rejects, json_line
 from sdvm_hf.arrow.schema import JSON_EXTRA, normal_type, sample_schema
-from sdvm_hf.arrow.sequence import SampleSequence
+from sdvm_hf.arrow.sequence import SampleSequence, arrow_table
 from sdvm_hf.convert._answers import ANSWER_FORMATS, AnswerFormat, answer_index, expected_answer
 from sdvm_hf.convert._cells import choices_from_columns, choices_from_list, is_text, safe_cast
 from sdvm_hf.convert._columns import fill_blank, flatten_paths, join_columns
@@ -91,7 +91,7 @@ def split_rejects(data: pa.Table | datasets.Dataset) -> Conversion:
     :data:`REJECT_COLUMN` set on the rows left out. Returns the checked sample table of the
     converted rows and the :class:`~sdvm_hf.arrow.rejects.Rejects` of the others.
     """
-    table = _arrow_table(data)
+    table = arrow_table(data)
     if REJECT_COLUMN not in table.column_names:
         raise ValueError(f"no {REJECT_COLUMN!r} column: this is not the batch form's skip output")
     column = table.column(REJECT_COLUMN)
@@ -102,15 +102,6 @@ def split_rejects(data: pa.Table | datasets.Dataset) -> Conversion:
     ]
     rejects = Rejects(problems, [r["original"] for r in records])
     return Conversion(SampleSequence(samples, source="the batch form's output").table, rejects)
-
-
-def _arrow_table(data: pa.Table | datasets.Dataset) -> pa.Table:
-    if isinstance(data, pa.Table):
-        return data
-    if data._indices is not None:  # a shuffle, select or filter: the rows in their new order
-        data = data.flatten_indices()
-    table: pa.Table = data.data.table
-    return table
 
 
 @dataclass(frozen=True)
