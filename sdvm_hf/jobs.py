@@ -57,11 +57,7 @@ def write_rejects(rejects: Rejects, path: str | os.PathLike[str]) -> None:
 
 def read_rejects(path: str | os.PathLike[str]) -> Rejects:
     """Read a rejects file that :func:`write_rejects` wrote."""
-    records = [record for _, record in jsonl_records(path)]
-    problems = [
-        Problem(r["row"], tuple(r["path"]), r["expected"], r["got"], r["note"]) for r in records
-    ]
-    return Rejects(problems, [r["original"] for r in records])
+    return Rejects.from_records([record for _, record in jsonl_records(path)])
 
 
 def check_output(

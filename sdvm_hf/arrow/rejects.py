@@ -180,6 +180,14 @@ class Rejects(Sequence[Reject]):
                 "original": original,
             }
 
+    @classmethod
+    def from_records(cls, records: Sequence[dict[str, Any]]) -> Rejects:
+        """Rejects from records as :meth:`records` gives them (or the tagged form's JSON)."""
+        problems = [
+            Problem(r["row"], tuple(r["path"]), r["expected"], r["got"], r["note"]) for r in records
+        ]
+        return cls(problems, [r["original"] for r in records])
+
     def table(self) -> pa.Table:
         """The rejects as data (:data:`REJECT_SCHEMA`), the original rows as JSON text."""
         rows, paths, expected, got, notes = [], [], [], [], []

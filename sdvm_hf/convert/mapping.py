@@ -53,7 +53,7 @@ from sdvm_hf.arrow.sequence import SampleSequence, arrow_table
 from sdvm_hf.convert._answers import ANSWER_FORMATS, AnswerFormat, answer_index, expected_answer
 from sdvm_hf.convert._cells import choices_from_columns, choices_from_list, is_text, safe_cast
 from sdvm_hf.convert._columns import fill_blank, flatten_paths, join_columns
-from sdvm_hf.errors import ConversionError, LayoutError, PathPart, Problem
+from sdvm_hf.errors import ConversionError, LayoutError, PathPart
 from sdvm_hf.samples import MultipleChoiceSample
 
 if TYPE_CHECKING:
@@ -97,10 +97,7 @@ def split_rejects(data: pa.Table | datasets.Dataset) -> Conversion:
     column = table.column(REJECT_COLUMN)
     samples = table.filter(pc.is_null(column)).drop_columns([REJECT_COLUMN])
     records = [json.loads(text) for text in column.drop_null().to_pylist()]
-    problems = [
-        Problem(r["row"], tuple(r["path"]), r["expected"], r["got"], r["note"]) for r in records
-    ]
-    rejects = Rejects(problems, [r["original"] for r in records])
+    rejects = Rejects.from_records(records)
     return Conversion(SampleSequence(samples, source="the batch form's output").table, rejects)
 
 
