@@ -76,7 +76,7 @@ from sdvm_hf.samples import (
     MultipleChoiceSample,
 )
 from sdvm_hf.service.roundtrip import Retry, ServiceError, run_stage
-from sdvm_hf.summary import Summary, summarize
+from sdvm_hf.summary import Summary, Tally, summarize
 
 __version__ = _version("sdvm-hf")
 
@@ -113,6 +113,7 @@ __all__ = [
     "ServiceError",
     "StreamingSamples",
     "Summary",
+    "Tally",
     "concatenate_samples",
     "convert_to_files",
     "detect_mmlu_layout",

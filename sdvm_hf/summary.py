@@ -16,7 +16,7 @@ import json
 import math
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import pyarrow as pa
@@ -26,35 +26,6 @@ from sdvm_hf._wire import BLOCKS
 from sdvm_hf.arrow.rejects import Rejects
 from sdvm_hf.errors import Problem
 from sdvm_hf.samples import class_for_style
-
-
-def choice_counts(table: pa.Table) -> dict[int, int]:
-    """How many samples have each number of choices."""
-    counts = pc.value_counts(pc.list_value_length(table.column("choices")))
-    return dict(sorted(zip(counts.field(0).to_pylist(), counts.field(1).to_pylist(), strict=True)))
-
-
-def answer_positions(table: pa.Table) -> dict[int, dict[int, int]]:
-    """For each number of choices, how often the answer sits at each position."""
-    grouped = (
-        pa.table(
-            {
-                "n": pc.list_value_length(table.column("choices")),
-                "answer": table.column("answer_index"),
-            }
-        )
-        .group_by(["n", "answer"])
-        .aggregate([([], "count_all")])
-    )
-    out: dict[int, dict[int, int]] = {}
-    for n, answer, count in zip(
-        grouped.column("n").to_pylist(),
-        grouped.column("answer").to_pylist(),
-        grouped.column("count_all").to_pylist(),
-        strict=True,
-    ):
-        out.setdefault(n, {})[answer] = count
-    return {n: dict(sorted(positions.items())) for n, positions in sorted(out.items())}
 
 
 def chi_square_sf(statistic: float, df: int) -> float:
@@ -141,48 +112,16 @@ def position_bias(positions: dict[int, int], choices: int) -> PositionBias:
 
 def reject_reasons(rejects: Sequence[Problem]) -> dict[str, int]:
     """Rejects grouped by their fields: where, what was expected, the note (not the value)."""
+    return dict(_reasons(rejects).most_common())
+
+
+def _reasons(rejects: Sequence[Problem]) -> Counter[str]:
+    """How many rejects have each reason, in order of first appearance."""
     if isinstance(rejects, Rejects):
-        return dict(rejects.reasons().most_common())
-    kinds = Counter(
+        return rejects.reasons()
+    return Counter(
         f"{p.where}: expected {p.expected}" + (f" ({p.note})" if p.note else "") for p in rejects
     )
-    return dict(kinds.most_common())
-
-
-def extra_types(table: pa.Table) -> dict[str, str]:
-    """The extra keys and their Arrow types (``json`` values for a JSON extra column)."""
-    dtype = table.schema.field("extra").type
-    if pa.types.is_struct(dtype):
-        extra = table.column("extra").combine_chunks()
-        described = {}
-        for i, child in enumerate(dtype):
-            described[child.name] = str(child.type)
-            if pa.types.is_string(child.type) or pa.types.is_integer(child.type):
-                distinct = pc.count_distinct(extra.field(i)).as_py()
-                described[child.name] += f" ({distinct:,} distinct)"
-        return described
-    keys: Counter[str] = Counter()
-    for text in table.column("extra").to_pylist():
-        keys.update(json.loads(text))
-    return {key: f"json ({count} of {table.num_rows} samples)" for key, count in keys.items()}
-
-
-def verdict_rollup(table: pa.Table) -> dict[str, dict[str, dict[str, int]]]:
-    """For each block present, each check's true / false counts (boolean checks only)."""
-    rollup: dict[str, dict[str, dict[str, int]]] = {}
-    for block in BLOCKS:
-        column = table.column(block)
-        if column.null_count == len(column):
-            continue
-        checks: dict[str, Counter[str]] = {}
-        for text in column.to_pylist():
-            if text is None:
-                continue
-            for check, verdict in json.loads(text).items():
-                if isinstance(verdict, bool):
-                    checks.setdefault(check, Counter())[str(verdict).lower()] += 1
-        rollup[block] = {check: dict(sorted(c.items())) for check, c in checks.items()}
-    return rollup
 
 
 GROUP_COLUMNS = ("subject", "activity_label")
@@ -224,73 +163,107 @@ class Group:
         }
 
 
-def extra_keys(table: pa.Table) -> list[str]:
-    """The extra keys any sample has, in order of appearance."""
-    dtype = table.schema.field("extra").type
-    if pa.types.is_struct(dtype):
-        return [child.name for child in dtype]
-    keys: dict[str, None] = {}
-    for text in table.column("extra").to_pylist():
-        keys.update(dict.fromkeys(json.loads(text)))
-    return list(keys)
+def _verdicts(column: pa.ChunkedArray) -> list[dict[str, Any] | None] | None:
+    """Each row's block parsed (``None`` where absent), or ``None`` when no row has one."""
+    if column.null_count == len(column):
+        return None
+    return [None if text is None else json.loads(text) for text in column.to_pylist()]
 
 
-def group_column(table: pa.Table, group_by: str | None = None) -> str | None:
-    """The extra key to group by: ``group_by``, else the first of :data:`GROUP_COLUMNS`."""
-    keys = extra_keys(table)
-    if group_by is None:
-        return next((key for key in GROUP_COLUMNS if key in keys), None)
-    if group_by not in keys:
-        raise ValueError(
-            f"group by {group_by!r}: expected an extra key ({', '.join(map(repr, keys))}), "
-            "got a key no sample has"
-        )
-    return group_by
+class _Distinct:
+    """The distinct non-null values of a column, seen batch by batch, kept in Arrow.
+
+    Each batch's unique values wait in a list and are merged once they outnumber the values
+    merged so far, so a stream of any length costs O(n log n) and holds, besides the current
+    batch, about twice the distinct values (for HellaSwag's ``ind``, 4 bytes each).
+    """
+
+    def __init__(self) -> None:
+        self._merged: pa.Array | None = None
+        self._waiting: list[pa.Array] = []
+        self._waiting_values = 0
+
+    def add(self, values: pa.ChunkedArray) -> None:
+        unique = pc.unique(values.drop_null())
+        self._waiting.append(unique)
+        self._waiting_values += len(unique)
+        if self._waiting_values > max(4096, 0 if self._merged is None else len(self._merged)):
+            self._merge()
+
+    def _merge(self) -> None:
+        parts = ([] if self._merged is None else [self._merged]) + self._waiting
+        if parts:
+            self._merged = pc.unique(pa.chunked_array(parts, type=parts[0].type))
+        self._waiting, self._waiting_values = [], 0
+
+    def __len__(self) -> int:
+        self._merge()
+        return 0 if self._merged is None else len(self._merged)
 
 
-def group_values(table: pa.Table, key: str) -> list[str]:
+class _Groups:
+    """Samples, audit failures, fixes and flags per value of one extra key (or all together)."""
+
+    def __init__(self, key: str | None) -> None:
+        self.key = key
+        self.groups: dict[str, Group] = {}
+        self.checks: dict[str, None] = {}
+        """The boolean audit checks, in order of first appearance."""
+
+    def add(
+        self,
+        names: Sequence[str],
+        audits: Sequence[dict[str, Any] | None] | None,
+        fixes: Sequence[dict[str, Any] | None] | None,
+    ) -> None:
+        if audits is None and fixes is None:  # a converted file: samples only
+            for name, count in Counter(names).items():
+                self.groups.setdefault(name, Group()).samples += count
+            return
+        audits = audits or [None] * len(names)
+        fixes = fixes or [None] * len(names)
+        for name, audit, fix in zip(names, audits, fixes, strict=True):
+            group = self.groups.setdefault(name, Group())
+            group.samples += 1
+            if audit is not None:
+                group.audited += 1
+                for check, verdict in audit.items():
+                    if isinstance(verdict, bool):
+                        self.checks.setdefault(check)
+                        group.failing[check] = group.failing.get(check, 0) + (not verdict)
+            if isinstance(fix, dict):
+                group.fixed += bool(fix.get("changes"))
+                group.flagged += fix.get("flagged") is True
+
+    def result(self) -> tuple[dict[str, Group], Group]:
+        """Per group (sorted by name; none without a key), and all of them together."""
+        groups = {
+            name: replace(group, failing={c: group.failing.get(c, 0) for c in self.checks})
+            for name, group in sorted(self.groups.items())
+        }
+        total = Group(failing=dict.fromkeys(self.checks, 0))
+        for group in groups.values():
+            total.samples += group.samples
+            total.audited += group.audited
+            total.fixed += group.fixed
+            total.flagged += group.flagged
+            for check, count in group.failing.items():
+                total.failing[check] += count
+        return (groups if self.key is not None else {}), total
+
+
+def _group_values(table: pa.Table, key: str, json_extra: list[dict[str, Any]] | None) -> list[str]:
     """Each sample's value of the extra ``key``, as text (JSON for non-strings)."""
-    if pa.types.is_struct(table.schema.field("extra").type):
+    if json_extra is not None:
+        values = [extra.get(key, MISSING) for extra in json_extra]
+    elif key in table.schema.field("extra").type.names:
         values = pc.struct_field(table.column("extra"), key).to_pylist()
     else:
-        values = [json.loads(text).get(key, MISSING) for text in table.column("extra").to_pylist()]
+        values = [None] * table.num_rows
     return [
         MISSING if value is None else value if isinstance(value, str) else json.dumps(value)
         for value in values
     ]
-
-
-def group_rollup(table: pa.Table, key: str | None) -> tuple[dict[str, Group], Group]:
-    """Per group of ``key`` (sorted by name) and in total: samples, audit failures, fixes."""
-    names = group_values(table, key) if key else [""] * table.num_rows
-    audits = table.column("audit").to_pylist()
-    fixes = table.column("fix").to_pylist()
-    groups: dict[str, Group] = {}
-    checks: dict[str, None] = {}
-    for name, audit_text, fix_text in zip(names, audits, fixes, strict=True):
-        group = groups.setdefault(name, Group())
-        group.samples += 1
-        if audit_text is not None:
-            group.audited += 1
-            for check, verdict in json.loads(audit_text).items():
-                if isinstance(verdict, bool):
-                    checks.setdefault(check)
-                    group.failing[check] = group.failing.get(check, 0) + (not verdict)
-        fix = json.loads(fix_text) if fix_text is not None else None
-        if isinstance(fix, dict):
-            group.fixed += bool(fix.get("changes"))
-            group.flagged += fix.get("flagged") is True
-    total = Group()
-    for group in groups.values():
-        group.failing = {check: group.failing.get(check, 0) for check in checks}
-        total.samples += group.samples
-        total.audited += group.audited
-        total.fixed += group.fixed
-        total.flagged += group.flagged
-        for check, count in group.failing.items():
-            total.failing[check] = total.failing.get(check, 0) + count
-    total.failing = {check: total.failing.get(check, 0) for check in checks}
-    return (dict(sorted(groups.items())) if key else {}), total
 
 
 @dataclass
@@ -377,34 +350,176 @@ def _pairs(mapping: dict[Any, Any]) -> str:
     )
 
 
+class Tally:
+    """A :class:`Summary` built batch by batch, for streams too long to hold at once.
+
+    :meth:`add` each sample table as it comes (and :meth:`add_rejects` the rows a conversion
+    left out); :meth:`summary` is then exactly what :func:`summarize` gives for all the tables
+    concatenated. Besides the current batch, it holds counts and the distinct values of the
+    text and integer extra keys (for their distinct counts).
+    """
+
+    def __init__(self, group_by: str | None = None) -> None:
+        """``group_by`` names the extra key to break the samples down by (see :func:`summarize`)."""
+        self._group_by = group_by
+        self._samples = 0
+        self._styles: Counter[str] = Counter()
+        self._positions: dict[int, Counter[int]] = {}
+        self._extra_type: pa.DataType | None = None
+        self._json_keys: Counter[str] = Counter()
+        self._distinct: dict[str, _Distinct] = {}
+        self._blocks: dict[str, dict[str, Counter[str]]] = {}
+        candidates = GROUP_COLUMNS if group_by is None else (group_by,)
+        self._groups = {key: _Groups(key) for key in candidates}
+        self._total = _Groups(None)
+        self._rejects: Counter[str] | None = None
+        self._rejected = 0
+
+    @property
+    def samples(self) -> int:
+        """The samples added so far."""
+        return self._samples
+
+    @property
+    def rejected(self) -> int:
+        """The rejects added so far."""
+        return self._rejected
+
+    def add(self, table: pa.Table) -> None:
+        """Count a (canonical) sample table's samples."""
+        self._check_extra(table)
+        self._samples += table.num_rows
+        self._styles.update(_value_counts(table.column("style")))
+        lengths = pc.list_value_length(table.column("choices"))
+        pairs = pa.table({"n": lengths, "answer": table.column("answer_index")})
+        grouped = pairs.group_by(["n", "answer"]).aggregate([([], "count_all")])
+        for n, answer, count in zip(
+            grouped.column("n").to_pylist(),
+            grouped.column("answer").to_pylist(),
+            grouped.column("count_all").to_pylist(),
+            strict=True,
+        ):
+            self._positions.setdefault(n, Counter())[answer] += count
+        json_extra = None
+        if pa.types.is_struct(table.schema.field("extra").type):
+            for key, distinct in self._distinct.items():
+                distinct.add(pc.struct_field(table.column("extra"), key))
+        else:
+            json_extra = [json.loads(text) for text in table.column("extra").to_pylist()]
+            for extra in json_extra:
+                self._json_keys.update(extra.keys())  # the keys, not their values
+        audits, fixes = _verdicts(table.column("audit")), _verdicts(table.column("fix"))
+        parsed = {"audit": audits, "fix": fixes}
+        for block in BLOCKS:
+            rows = parsed[block] if block in parsed else _verdicts(table.column(block))
+            if rows is None:
+                continue
+            checks = self._blocks.setdefault(block, {})
+            for verdicts in rows:
+                for check, verdict in (verdicts or {}).items():
+                    if isinstance(verdict, bool):
+                        checks.setdefault(check, Counter())[str(verdict).lower()] += 1
+        for key, groups in self._groups.items():
+            groups.add(_group_values(table, key, json_extra), audits, fixes)
+        self._total.add([""] * table.num_rows, audits, fixes)
+
+    def _check_extra(self, table: pa.Table) -> None:
+        dtype = table.schema.field("extra").type
+        if self._extra_type is None:
+            self._extra_type = dtype
+            if pa.types.is_struct(dtype):
+                self._distinct = {
+                    child.name: _Distinct()
+                    for child in dtype
+                    if pa.types.is_string(child.type) or pa.types.is_integer(child.type)
+                }
+        elif dtype != self._extra_type:
+            raise ValueError(
+                f"summary: every table of one summary has one extra type; expected "
+                f"{self._extra_type}, got {dtype}"
+            )
+
+    def add_rejects(self, rejects: Sequence[Problem]) -> None:
+        """Count rows a conversion left out: the summary then says rows in and rejects."""
+        if self._rejects is None:
+            self._rejects = Counter()
+        self._rejects.update(_reasons(rejects))
+        self._rejected += len(rejects)
+
+    def _extra_keys(self) -> list[str]:
+        if self._extra_type is None:
+            return []
+        if pa.types.is_struct(self._extra_type):
+            return [child.name for child in self._extra_type]
+        return list(self._json_keys)
+
+    def _extra(self) -> dict[str, str]:
+        if self._extra_type is None or not pa.types.is_struct(self._extra_type):
+            return {
+                key: f"json ({count} of {self._samples} samples)"
+                for key, count in self._json_keys.items()
+            }
+        described = {child.name: str(child.type) for child in self._extra_type}
+        for key, distinct in self._distinct.items():
+            described[key] += f" ({len(distinct):,} distinct)"
+        return described
+
+    def _group_key(self) -> str | None:
+        keys = self._extra_keys()
+        if self._group_by is None:
+            return next((key for key in GROUP_COLUMNS if key in keys), None)
+        if self._group_by not in keys:
+            raise ValueError(
+                f"group by {self._group_by!r}: expected an extra key "
+                f"({', '.join(map(repr, keys))}), got a key no sample has"
+            )
+        return self._group_by
+
+    def summary(self) -> Summary:
+        """The summary of every table and reject added."""
+        key = self._group_key()
+        groups = self._groups[key].result()[0] if key is not None else {}
+        positions = {
+            n: dict(sorted(counts.items())) for n, counts in sorted(self._positions.items())
+        }
+        by_style = dict(sorted(self._styles.items()))
+        return Summary(
+            samples=self._samples,
+            by_class={class_for_style(style).__name__: n for style, n in by_style.items()},
+            by_style=by_style,
+            choices={n: sum(counts.values()) for n, counts in positions.items()},
+            positions=positions,
+            extra=self._extra(),
+            verdicts={
+                block: {check: dict(sorted(c.items())) for check, c in checks.items()}
+                for block in BLOCKS
+                if (checks := self._blocks.get(block)) is not None
+            },
+            rows_in=None if self._rejects is None else self._samples + self._rejected,
+            rejects={} if self._rejects is None else dict(self._rejects.most_common()),
+            bias={n: position_bias(counts, n) for n, counts in positions.items()},
+            group_by=key,
+            groups=groups,
+            total=self._total.result()[1],
+        )
+
+
+def _value_counts(values: pa.ChunkedArray) -> dict[Any, int]:
+    counts = pc.value_counts(values)
+    return dict(zip(counts.field(0).to_pylist(), counts.field(1).to_pylist(), strict=True))
+
+
 def summarize(
     table: pa.Table, rejects: Sequence[Problem] | None = None, *, group_by: str | None = None
 ) -> Summary:
     """Summarise a (canonical) sample table; with ``rejects``, as the result of a conversion.
 
     ``group_by`` names the extra key to break the samples down by (default: ``subject`` or
-    ``activity_label``, whichever the table has first; none if neither).
+    ``activity_label``, whichever the table has first; none if neither). :class:`Tally`
+    gives the same summary batch by batch.
     """
-    counts = pc.value_counts(table.column("style"))
-    by_style = dict(
-        sorted(zip(counts.field(0).to_pylist(), counts.field(1).to_pylist(), strict=True))
-    )
-    by_class = {class_for_style(style).__name__: count for style, count in by_style.items()}
-    positions = answer_positions(table)
-    key = group_column(table, group_by)
-    groups, total = group_rollup(table, key)
-    return Summary(
-        samples=table.num_rows,
-        by_class=by_class,
-        by_style=by_style,
-        choices=choice_counts(table),
-        positions=positions,
-        extra=extra_types(table),
-        verdicts=verdict_rollup(table),
-        rows_in=None if rejects is None else table.num_rows + len(rejects),
-        rejects={} if rejects is None else reject_reasons(rejects),
-        bias={n: position_bias(counts, n) for n, counts in positions.items()},
-        group_by=key,
-        groups=groups,
-        total=total,
-    )
+    tally = Tally(group_by)
+    tally.add(table)
+    if rejects is not None:
+        tally.add_rejects(rejects)
+    return tally.summary()
