@@ -3,7 +3,9 @@
 HellaSwag's ``hub_validation.parquet`` is replicated to 100k, 1M and 5M rows in a temporary
 Parquet file; each run is a fresh subprocess that streams the file through
 ``load_hellaswag(data_files=..., streaming=True)`` (every sample built, then dropped) and
-reports its peak RSS (``resource.getrusage``). The ratios are against the 100k-row figure.
+reports its peak RSS (``resource.getrusage``); so does ``sdvm-hf convert hellaswag
+--data-files FILE`` (which streams, summary and rejects included). The ratios are against
+the 100k-row figure.
 ``datasets``' own streaming of the same file (``load_dataset("parquet", streaming=True)``,
 rows iterated) is measured the same way at 1M rows.
 
@@ -32,6 +34,14 @@ if how == "ours":
 elif how == "write":
     from sdvm_hf import load_hellaswag, write_parquet
     rows = write_parquet(load_hellaswag(data_files=path, streaming=True), path + ".out.parquet")
+elif how == "command":
+    import contextlib, io
+    import pyarrow.parquet as pq
+    from sdvm_hf.cli import main
+    out = path + ".cmd.parquet"
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["convert", "hellaswag", "--data-files", path, "-o", out, "--quiet"]) == 0
+    rows = pq.read_metadata(out).num_rows
 else:
     import datasets
     for _ in datasets.load_dataset("parquet", data_files=path, split="train", streaming=True):
@@ -71,6 +81,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         base: int | None = None
         write_base: int | None = None
+        command_base: int | None = None
         for rows in args.sizes:
             path = Path(tmp) / f"hellaswag-{rows}.parquet"
             replicate(source, rows, path)
@@ -78,12 +89,16 @@ def main() -> None:
             assert seen == rows, (seen, rows)
             written, wrote = peak(path, "write")
             assert written == rows, (written, rows)
+            converted, command = peak(path, "command")
+            assert converted == rows, (converted, rows)
             base = base or bytes_
             write_base = write_base or wrote
+            command_base = command_base or command
             print(
                 f"sdvm_hf streaming {rows:>9,} rows: peak {bytes_ / 2**20:7.0f} MiB, "
                 f"{bytes_ / base:4.2f}x the first size; streamed into write_parquet: "
-                f"{wrote / 2**20:5.0f} MiB, {wrote / write_base:4.2f}x"
+                f"{wrote / 2**20:5.0f} MiB, {wrote / write_base:4.2f}x; sdvm-hf convert: "
+                f"{command / 2**20:5.0f} MiB, {command / command_base:4.2f}x"
             )
             if rows == 1_000_000:
                 _, theirs = peak(path, "datasets")
@@ -93,6 +108,7 @@ def main() -> None:
                 )
             path.unlink()
             Path(str(path) + ".out.parquet").unlink()
+            Path(str(path) + ".cmd.parquet").unlink()
 
 
 if __name__ == "__main__":

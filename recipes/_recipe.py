@@ -93,6 +93,13 @@ def run(name: str, argv: Sequence[str] | None = None) -> SampleSequence:
     )
     stem = args.out / f"{name}-{args.split}"
     converted = convert_to_files(samples, stem.with_suffix(".parquet"))
+    if converted.output is None:  # e.g. a test split whose labels are withheld
+        print(
+            f"every one of the {len(samples.rejects):,} rows was rejected (see "
+            f"{converted.rejects}); no sample file was written"
+        )
+        print("\n".join(converted.summary.lines()))
+        return samples
     write_jsonl(samples, stem.with_suffix(".jsonl"))
     print(f"wrote {stem}.parquet and {stem}.jsonl")
     print("\n".join(converted.summary.lines()))

@@ -23,14 +23,14 @@ from typing import IO, Any, Literal
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sdvm_hf._atomic import atomic_path
+from sdvm_hf._atomic import AtomicFile, atomic_path
 from sdvm_hf.arrow._codec import decode
 from sdvm_hf.arrow._concat import concatenate_tables
 from sdvm_hf.arrow._validate import canonical, check_schema, checked_table
 from sdvm_hf.arrow.schema import sample_schema
 from sdvm_hf.arrow.sequence import SampleSequence, samples_to_table
 from sdvm_hf.errors import SampleTableError
-from sdvm_hf.load.streaming import StreamingSamples
+from sdvm_hf.load.streaming import DECODE_ROWS, StreamingSamples
 from sdvm_hf.samples import MultipleChoiceSample
 
 Format = Literal["parquet", "jsonl", "jsonl.gz"]
@@ -72,32 +72,16 @@ def write_parquet(
     crash mid-write leaves no partial file at ``path``.
     """
     if isinstance(samples, StreamingSamples):
-        return _write_tables(samples.tables(), path)
+        with SampleWriter(path, "parquet") as writer:
+            for table in samples.tables():
+                writer.write(table)
+        return writer.rows
     if isinstance(samples, pa.Table | SampleSequence):
         table = SampleSequence(samples).table if isinstance(samples, pa.Table) else samples.table
     else:
         table = checked_table(samples_to_table(samples), "samples")
     write_table(table, path)
     return int(table.num_rows)
-
-
-def _write_tables(tables: Iterator[pa.Table], path: str | os.PathLike[str]) -> int:
-    """Write a stream of sample tables (one schema) batch by batch, never the whole table."""
-    rows = 0
-    with atomic_path(path) as tmp:
-        writer: pq.ParquetWriter | None = None
-        try:
-            for table in tables:
-                if writer is None:
-                    writer = pq.ParquetWriter(tmp, table.schema)
-                writer.write_table(table.cast(writer.schema))
-                rows += table.num_rows
-            if writer is None:  # an empty stream: an empty sample table
-                pq.write_table(sample_schema().empty_table(), tmp)
-        finally:
-            if writer is not None:
-                writer.close()
-    return rows
 
 
 def read_parquet(
@@ -130,6 +114,17 @@ def iter_parquet(
     yielded (a bad row is named by its row in its file), and nothing but the current batch is
     held, so a pass over a file of any size needs the memory of one batch.
     """
+    for table in iter_parquet_tables(path, batch_rows):
+        yield from decode(table)
+
+
+def iter_parquet_tables(
+    path: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], batch_rows: int = 65_536
+) -> Iterator[pa.Table]:
+    """Sample Parquet files as checked sample tables of at most ``batch_rows`` rows each.
+
+    What :func:`iter_parquet` decodes; a bad row is named by its row in its file.
+    """
     for file in parquet_files(path):
         first_row = 0
         try:
@@ -138,9 +133,8 @@ def iter_parquet(
             raise SampleTableError(f"{file} cannot be read as Parquet: {error}") from error
         check_schema(reader.schema_arrow, str(file))
         for batch in reader.iter_batches(batch_size=batch_rows):
-            table = checked_table(pa.Table.from_batches([batch]), str(file), first_row)
+            yield checked_table(pa.Table.from_batches([batch]), str(file), first_row)
             first_row += batch.num_rows
-            yield from decode(table)
 
 
 def parquet_files(path: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]) -> list[Path]:
@@ -200,10 +194,13 @@ def write_jsonl(samples: Iterable[MultipleChoiceSample], path: str | os.PathLike
     count = 0
     with atomic_path(path) as tmp, _open_text(tmp, "w", str(path).endswith(".gz")) as out:
         for sample in samples:
-            out.write(json.dumps(sample.to_dict(), ensure_ascii=False, allow_nan=False))
-            out.write("\n")
+            out.write(_wire_line(sample))
             count += 1
     return count
+
+
+def _wire_line(sample: MultipleChoiceSample) -> str:
+    return json.dumps(sample.to_dict(), ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def _checked(sample: MultipleChoiceSample) -> MultipleChoiceSample:
@@ -276,6 +273,78 @@ def read_jsonl(path: str | os.PathLike[str]) -> SampleSequence:
 
 
 # -- by extension --------------------------------------------------------------------------
+
+
+class SampleWriter:
+    """Sample tables written to a sample file batch by batch, never the whole table.
+
+    Parquet takes each table as a row group of one schema (the first table's); JSON Lines
+    takes each sample's wire dict. The file appears when the writer closes without error;
+    :meth:`discard` leaves an earlier file at ``path`` as it was.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], format: Format | None = None) -> None:
+        self.format: Format = format or format_of(path)
+        self.rows = 0
+        """The samples written so far."""
+        self._file = AtomicFile(path)
+        self._parquet: pq.ParquetWriter | None = None
+        self._text: IO[str] | None = None
+        self._closed = False
+        if self.format != "parquet":
+            self._text = _open_text(self._file.path, "w", self.format == "jsonl.gz")
+
+    def write(self, table: pa.Table) -> None:
+        """Append a (canonical, checked) sample table."""
+        if self._text is not None:
+            for batch in table.to_batches(max_chunksize=DECODE_ROWS):
+                for sample in decode(batch):
+                    self._text.write(_wire_line(sample))
+        else:
+            if self._parquet is None:
+                self._parquet = pq.ParquetWriter(self._file.path, table.schema)
+            self._parquet.write_table(table.cast(self._parquet.schema))
+        self.rows += table.num_rows
+
+    def close(self) -> None:
+        """Finish the file and move it into place (unless it was discarded)."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self._finish()
+            if self._parquet is None and self._text is None:  # nothing came: no sample
+                pq.write_table(sample_schema().empty_table(), self._file.path)
+        except BaseException:
+            self._file.discard()
+            raise
+        self._file.commit()
+
+    def discard(self) -> None:
+        """Write nothing: remove what was written, leave ``path`` as it was."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self._finish()
+        finally:
+            self._file.discard()
+
+    def _finish(self) -> None:
+        writer, text = self._parquet, self._text
+        if writer is not None:
+            writer.close()
+        if text is not None:
+            text.close()
+
+    def __enter__(self) -> SampleWriter:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        if kind is None:
+            self.close()
+        else:
+            self.discard()
 
 
 def write_samples(

@@ -7,12 +7,15 @@ and the rejects beside them, summarise), :func:`inspect_file`, :func:`validate_f
 
 from __future__ import annotations
 
+import itertools
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from sdvm_hf._atomic import atomic_path
+import pyarrow as pa
+
+from sdvm_hf._atomic import AtomicFile, atomic_path
 from sdvm_hf._progress import bar
 from sdvm_hf.arrow._rules import find_problems
 from sdvm_hf.arrow._validate import canonical, check_schema
@@ -21,15 +24,17 @@ from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.errors import Problem
 from sdvm_hf.files import (
     Format,
+    SampleWriter,
     format_of,
+    iter_parquet_tables,
     jsonl_records,
     read_parquet_table,
     read_samples,
-    write_samples,
 )
+from sdvm_hf.load.streaming import StreamingSamples
 from sdvm_hf.report import ReportFormat, write_report
 from sdvm_hf.samples import MultipleChoiceSample
-from sdvm_hf.summary import Summary, summarize
+from sdvm_hf.summary import Summary, Tally
 
 
 def rejects_path(output: str | os.PathLike[str]) -> Path:
@@ -85,8 +90,8 @@ def check_output(
 class Converted:
     """What :func:`convert_to_files` wrote."""
 
-    output: Path
-    """The sample file."""
+    output: Path | None
+    """The sample file, or ``None`` when every row was rejected (then nothing is written)."""
     rejects: Path | None
     """The rejects file beside it, when rows were left out."""
     summary: Summary
@@ -94,32 +99,51 @@ class Converted:
 
 
 def convert_to_files(
-    samples: SampleSequence, output: str | os.PathLike[str], format: Format | None = None
+    samples: SampleSequence | StreamingSamples,
+    output: str | os.PathLike[str],
+    format: Format | None = None,
 ) -> Converted:
     """Write converted samples to ``output`` and their rejects beside it; summarise them.
 
-    The rejects file is rewritten on every run, and removed when no row was rejected, so it
-    never holds an earlier run's rows.
+    A :class:`~sdvm_hf.load.streaming.StreamingSamples` is converted, written and summarised
+    batch by batch (samples, rejects and summary alike), so memory stays flat at any size.
+    When every row is rejected, no sample file is written (an earlier one stays as it was)
+    and ``output`` is ``None``. The rejects file is rewritten on every run, and removed
+    when no row was rejected, so it never holds an earlier run's rows. An error (a bad row
+    with ``on_error="raise"``) leaves both files as they were.
     """
     output = Path(output)
-    write_samples(samples, output, format)
-    rejects = write_rejects_beside(samples, output)
-    return Converted(output, rejects, summarize(samples.table, samples.rejects))
+    tally = Tally()
+    beside = rejects_path(output)
+    with SampleWriter(output, format) as writer, AtomicFile(beside) as rejected:
+        with rejected.path.open("w", encoding="utf-8") as lines:
+            for table, rejects in _converted(samples):
+                tally.add(table)
+                tally.add_rejects(rejects)
+                writer.write(table)
+                lines.writelines(json_line(record) + "\n" for record in rejects.records())
+        if tally.samples == 0 and tally.rejected:
+            writer.discard()
+        if not tally.rejected:
+            rejected.discard()
+            beside.unlink(missing_ok=True)
+    return Converted(
+        output if writer.rows or not tally.rejected else None,
+        beside if tally.rejected else None,
+        tally.summary(),
+    )
 
 
-def write_rejects_beside(samples: SampleSequence, output: str | os.PathLike[str]) -> Path | None:
-    """Write ``samples.rejects`` beside ``output``, or remove an earlier run's rejects file."""
-    rejects = rejects_path(output)
-    if samples.rejects:
-        write_rejects(samples.rejects, rejects)
-        return rejects
-    rejects.unlink(missing_ok=True)
-    return None
+def _converted(samples: SampleSequence | StreamingSamples) -> Iterator[tuple[pa.Table, Rejects]]:
+    if isinstance(samples, StreamingSamples):
+        yield from samples.batches()
+    else:
+        yield samples.table, samples.rejects
 
 
 def inspect_file(path: str | os.PathLike[str]) -> Summary:
     """What a sample file holds: classes, styles, choices, answer positions, extra, verdicts."""
-    return summarize(read_samples(path).table)
+    return _summarize_file(path)
 
 
 def report_file(
@@ -134,12 +158,33 @@ def report_file(
     With ``output``, also write the report there: HTML (``.html``) or JSON (``.json``), or
     ``format``. ``group_by`` names the extra key to break the samples down by.
     """
-    beside = rejects_path(path)
-    rejects = read_rejects(beside) if beside.is_file() else None
-    summary = summarize(read_samples(path).table, rejects, group_by=group_by)
+    summary = _summarize_file(path, rejects_path(path), group_by)
     if output is not None:
         write_report(summary, output, format, title=Path(path).name)
     return summary
+
+
+_SUMMARY_ROWS = 65_536
+"""Rows of a sample file (or rejects) summarised at a time."""
+
+
+def _summarize_file(
+    path: str | os.PathLike[str],
+    rejects: Path | None = None,
+    group_by: str | None = None,
+) -> Summary:
+    """A file's summary; a Parquet file (and the rejects) batch by batch, in flat memory."""
+    tally = Tally(group_by)
+    if format_of(path) == "parquet":
+        for table in iter_parquet_tables(path, _SUMMARY_ROWS):
+            tally.add(table)
+    else:  # a JSON Lines file is read whole: its extra's storage is known only at the end
+        tally.add(read_samples(path).table)
+    if rejects is not None and rejects.is_file():
+        records = (record for _, record in jsonl_records(rejects))
+        while chunk := list(itertools.islice(records, _SUMMARY_ROWS)):
+            tally.add_rejects(Rejects.from_records(chunk))
+    return tally.summary()
 
 
 @dataclass(frozen=True)

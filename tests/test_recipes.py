@@ -72,6 +72,7 @@ def test_the_preset_recipe_runs_any_preset_and_reports_withheld_rows(tmp_path: P
     )
     assert done.returncode == 0, done.stderr
     assert "samples out:  0" in done.stdout and "withheld" in done.stdout
+    assert "no sample file was written" in done.stdout
     answered = recipe(
         "preset.py",
         "winogrande",
@@ -153,3 +154,19 @@ def test_recipe_user_errors_are_one_line_without_a_traceback(
     assert done.returncode == 2
     assert done.stderr.strip().splitlines()[-1].startswith(message)
     assert "Traceback" not in done.stderr
+
+
+def test_a_recipe_whose_every_row_is_rejected_says_so_and_writes_no_sample_file(
+    tmp_path: Path,
+) -> None:
+    source = tmp_path / "anatomy_test.csv"
+    source.write_text("What?,a,b,c,d,E\nWho?,a,b,c,d,F\n", encoding="utf-8")
+    done = recipe("mmlu.py", "--data-files", str(source), "--out", "out", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0] == (
+        "every one of the 2 rows was rejected (see out/mmlu-test.rejects.jsonl); "
+        "no sample file was written"
+    )
+    assert "samples out:  0" in done.stdout and "rejects:      2" in done.stdout
+    assert sorted(path.name for path in (tmp_path / "out").iterdir()) == ["mmlu-test.rejects.jsonl"]
+    assert len((tmp_path / "out" / "mmlu-test.rejects.jsonl").read_text().splitlines()) == 2

@@ -9,16 +9,15 @@ from typing import Any
 
 from sdvm_hf._progress import quiet
 from sdvm_hf._wire import STYLES
-from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.cli._common import add_command, print_summary
 from sdvm_hf.convert._answers import ANSWER_FORMATS
 from sdvm_hf.convert.mapping import MultipleChoiceMapping
 from sdvm_hf.files import FORMATS
-from sdvm_hf.jobs import check_output, convert_to_files, write_rejects_beside
+from sdvm_hf.jobs import check_output, convert_to_files
 from sdvm_hf.load.loaders import SourceOptions, load_multiple_choice, load_preset
 from sdvm_hf.load.sources import expand
+from sdvm_hf.load.streaming import StreamingSamples
 from sdvm_hf.presets.registry import PRESETS
-from sdvm_hf.summary import summarize
 
 EXAMPLE = """sdvm-hf convert hellaswag --bundled -o out/hellaswag.parquet
   sdvm-hf convert hellaswag --split validation -o out/hellaswag.parquet      (from the Hub)
@@ -136,7 +135,8 @@ def _pair(item: str) -> tuple[str, str]:
     return column, key
 
 
-def _load(args: argparse.Namespace) -> SampleSequence:
+def _load(args: argparse.Namespace) -> StreamingSamples:
+    """The split as a stream: the command holds a few batches at a time, whatever its size."""
     options: SourceOptions = {
         "data_files": args.data_files,
         "revision": args.revision,
@@ -152,6 +152,7 @@ def _load(args: argparse.Namespace) -> SampleSequence:
             layout=args.layout,
             bundled=args.bundled,
             on_error=args.on_error,
+            streaming=True,
             **options,
         )
     if args.bundled:
@@ -164,6 +165,7 @@ def _load(args: argparse.Namespace) -> SampleSequence:
         name=args.config,
         split=args.split or "train",
         on_error=args.on_error,
+        streaming=True,
         **options,
     )
 
@@ -172,16 +174,13 @@ def _convert(args: argparse.Namespace) -> int:
     inputs = expand(args.data_files) if args.data_files else []
     check_output(args.output, inputs, args.format)
     with quiet(args.quiet):
-        samples = _load(args)
-    if len(samples) == 0 and samples.rejects:
-        path = write_rejects_beside(samples, args.output)
-        print_summary(summarize(samples.table, samples.rejects), args.json)
+        converted = convert_to_files(_load(args), args.output, args.format)
+    print_summary(converted.summary, args.json)
+    if converted.output is None:
         print(
-            f"sdvm-hf convert: every one of the {len(samples.rejects):,} rows was rejected "
-            f"(see {path}); {args.output} was not written",
+            f"sdvm-hf convert: every one of the {converted.summary.rows_in or 0:,} rows was "
+            f"rejected (see {converted.rejects}); {args.output} was not written",
             file=sys.stderr,
         )
         return 1
-    converted = convert_to_files(samples, args.output, args.format)
-    print_summary(converted.summary, args.json)
     return 0

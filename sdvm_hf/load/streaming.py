@@ -85,18 +85,35 @@ class StreamingSamples:
             raise ValueError(f"take needs a count of at least 0, got {n}")
         return self._then(("take", n, None))
 
+    def batches(self) -> Iterator[tuple[pa.Table, Rejects]]:
+        """Each converted batch with the rows of it that were rejected, in source order.
+
+        Unlike :meth:`tables`, the rejects are handed over, not gathered in :attr:`rejects`,
+        so memory stays flat however many rows are rejected (this is how ``sdvm-hf convert``
+        writes both files). A shuffled or cut stream has no source order: it is refused.
+        """
+        if self._steps:
+            raise ValueError(
+                "batches() gives the source's batches in order; call it before shuffle() "
+                "or take(), or use tables()"
+            )
+        select = None if self._select is None else replace(self._select, seen=set(), matched=0)
+        for result in conversions(
+            self._batches(), self._mapping, self._split, self._on_error, select, self._total
+        ):
+            yield result.table, result.rejects
+
     def tables(self) -> Iterator[pa.Table]:
         """The stream as sample tables, batch by batch (after ``shuffle`` and ``take``)."""
         self.rejects = Rejects()
-        select = None if self._select is None else replace(self._select, seen=set(), matched=0)
-        results = conversions(
-            self._batches(), self._mapping, self._split, self._on_error, select, self._total
+        source = StreamingSamples(
+            self._batches, self._mapping, self._split, self._on_error, self._select, self._total
         )
 
         def converted() -> Iterator[pa.Table]:
-            for result in results:
-                self.rejects = Rejects.join([self.rejects, result.rejects])
-                yield result.table
+            for table, rejects in source.batches():
+                self.rejects = Rejects.join([self.rejects, rejects])
+                yield table
 
         stream: Iterator[pa.Table] = converted()
         for name, first, second in self._steps:
