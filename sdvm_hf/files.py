@@ -127,14 +127,25 @@ def iter_parquet_tables(
     """
     for file in parquet_files(path):
         first_row = 0
-        try:
-            reader = pq.ParquetFile(file, memory_map=True)
-        except (pa.ArrowInvalid, OSError) as error:
-            raise SampleTableError(f"{file} cannot be read as Parquet: {error}") from error
-        check_schema(reader.schema_arrow, str(file))
-        for batch in reader.iter_batches(batch_size=batch_rows):
-            yield checked_table(pa.Table.from_batches([batch]), str(file), first_row)
+        for batch in parquet_batches(file, batch_rows):
+            yield checked_table(batch, str(file), first_row)
             first_row += batch.num_rows
+
+
+def parquet_batches(path: str | os.PathLike[str], batch_rows: int) -> Iterator[pa.Table]:
+    """A Parquet file's tables of ``batch_rows`` rows as they are, its schema checked first.
+
+    A file that cannot be read, at its start or midway, is a ``SampleTableError`` naming it.
+    """
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"no such file: {path}")
+    try:
+        reader = pq.ParquetFile(path, memory_map=True)
+        check_schema(reader.schema_arrow, str(path))
+        for batch in reader.iter_batches(batch_size=batch_rows):
+            yield pa.Table.from_batches([batch])
+    except (pa.ArrowInvalid, OSError) as error:
+        raise SampleTableError(f"{path} cannot be read as Parquet: {error}") from error
 
 
 def parquet_files(path: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]) -> list[Path]:

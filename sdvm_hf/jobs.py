@@ -14,11 +14,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from sdvm_hf._atomic import AtomicFile, atomic_path
 from sdvm_hf._progress import bar
 from sdvm_hf.arrow._rules import find_problems
-from sdvm_hf.arrow._validate import canonical, check_schema
+from sdvm_hf.arrow._validate import canonical
 from sdvm_hf.arrow.rejects import Rejects, json_line
 from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.errors import Problem
@@ -28,7 +29,7 @@ from sdvm_hf.files import (
     format_of,
     iter_parquet_tables,
     jsonl_records,
-    read_parquet_table,
+    parquet_batches,
     read_samples,
 )
 from sdvm_hf.load.streaming import StreamingSamples
@@ -205,16 +206,18 @@ def validate_file(path: str | os.PathLike[str]) -> Validation:
     """Check every row of a sample file (Parquet, or wire JSON Lines)."""
     problems: list[Problem | str] = []
     if format_of(path) == "parquet":
-        table = read_parquet_table(path)
-        check_schema(table.schema, str(path))
-        table = canonical(table)
-        with bar(table.num_rows, f"validating {Path(path).name}") as progress:
-            for offset in range(0, table.num_rows, _VALIDATE_ROWS):
-                part = table.slice(offset, _VALIDATE_ROWS)
-                found = find_problems(part)
+        try:
+            rows: int | None = pq.read_metadata(path).num_rows
+        except (pa.ArrowInvalid, OSError):
+            rows = None  # parquet_batches says what is wrong with the file
+        offset = 0
+        with bar(rows, f"validating {Path(path).name}") as progress:
+            for batch in parquet_batches(path, _VALIDATE_ROWS):  # a batch at a time
+                found = find_problems(canonical(batch))
                 problems += [replace(p, row=p.row + offset) for p in found]
-                progress.update(part.num_rows)
-        return Validation(table.num_rows, problems)
+                offset += batch.num_rows
+                progress.update(batch.num_rows)
+        return Validation(offset, problems)
     rows = 0
     with bar(None, f"validating {Path(path).name}") as progress:
         for number, record in jsonl_records(path, keep_going=True):

@@ -1,4 +1,5 @@
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,10 +16,14 @@ from sdvm_hf import (
     MultipleChoiceSample,
     SampleSequence,
     SampleTableError,
+    inspect_file,
+    iter_parquet,
+    load_hellaswag,
     read_parquet,
     sample_features,
     sample_schema,
     samples_to_table,
+    validate_file,
     write_parquet,
 )
 
@@ -331,3 +336,23 @@ def test_non_finite_floats_inside_list_extras_name_their_rows() -> None:
         match=r"row 0, column 'extra.f\[1\]': expected a finite number .*, got nan; row 3, column 'extra.f\[0\]': .* got inf",
     ):
         SampleSequence(table)
+
+
+def test_a_file_corrupt_midway_is_named_by_every_batch_by_batch_reader(tmp_path: Path) -> None:
+    """The first row group reads; the second's page header is garbage."""
+    table = pa.concat_tables([load_hellaswag(bundled=True).table] * 50)
+    path = tmp_path / "corrupt.parquet"
+    pq.write_table(table, path, row_group_size=table.num_rows // 3)
+    chunk = pq.read_metadata(path).row_group(1).column(1)
+    data = bytearray(path.read_bytes())
+    data[chunk.data_page_offset + 40 : chunk.data_page_offset + 240] = b"\xff" * 200
+    path.write_bytes(bytes(data))
+    readers: dict[str, Callable[[], object]] = {
+        "iter_parquet": lambda: sum(1 for _ in iter_parquet(path)),
+        "validate_file": lambda: validate_file(path),
+        "inspect_file": lambda: inspect_file(path),
+    }
+    for name, read in readers.items():
+        with pytest.raises(SampleTableError, match=r"corrupt\.parquet cannot be read as Parquet"):
+            read()
+            pytest.fail(f"{name} read a corrupt file")
