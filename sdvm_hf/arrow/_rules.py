@@ -236,6 +236,41 @@ def find_problems(
 ) -> list[Problem]:
     """Every rule a canonical sample table's rows break, first rows first (at most ``limit``).
 
-    ``columns`` limits the checks to those rules of :data:`RULES` (default: all).
+    ``columns`` limits the checks to those rules of :data:`RULES` (default: all). Text that
+    is not UTF-8 is reported first, alone: no other rule can read it.
     """
+    broken = utf8_problems(table)
+    if broken:
+        return broken[:limit]
     return all_problems(found(table, columns), limit)
+
+
+def utf8_problems(table: pa.Table) -> list[Problem]:
+    """The cells whose text is not UTF-8 (pyarrow readers do not all check), rows first.
+
+    A whole-table check (a few milliseconds for 10 MB) finds nothing on good data; only a
+    column that fails it is searched row by row.
+    """
+    try:
+        table.validate(full=True)
+        return []
+    except pa.ArrowInvalid:
+        pass
+    problems = []
+    for name, column in zip(table.column_names, table.columns, strict=True):
+        if _valid(column):
+            continue
+        problems += [
+            Problem(row, (name,), "UTF-8 text", "bytes that are not UTF-8")
+            for row in range(len(column))
+            if not _valid(column.slice(row, 1))
+        ]
+    return sorted(problems, key=lambda problem: problem.row)
+
+
+def _valid(values: pa.ChunkedArray) -> bool:
+    try:
+        values.validate(full=True)
+    except pa.ArrowInvalid:
+        return False
+    return True

@@ -6,7 +6,7 @@ Shared by the eager loaders and :class:`~sdvm_hf.load.streaming.StreamingSamples
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -14,10 +14,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from sdvm_hf._progress import bar
+from sdvm_hf.arrow._rules import utf8_problems
 from sdvm_hf.arrow.rejects import Rejects
 from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.convert.mapping import Conversion, MultipleChoiceMapping, OnError
-from sdvm_hf.errors import LayoutError
+from sdvm_hf.errors import ConversionError, LayoutError
 
 if TYPE_CHECKING:
     pass
@@ -82,6 +83,12 @@ def conversions(
                 mask = select.mask(batch)
                 batch, rows = batch.filter(pa.array(mask)), rows[mask]
             resolved = resolve(mapping, batch.column_names)
+            broken = utf8_problems(batch)
+            if broken:  # a damaged file, not a bad row: even skip mode cannot write it out
+                at = broken[0]
+                raise ConversionError(
+                    f"{resolved.name} {split}".strip(), replace(at, row=int(rows[at.row]))
+                )
             yield resolved.convert(batch, split=split, on_error=on_error, rows=rows)
             progress.update(size)
     if select is not None:

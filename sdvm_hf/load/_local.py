@@ -13,6 +13,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import zlib
 from collections.abc import Iterator, Sequence
 from typing import IO, Literal
 
@@ -31,7 +32,7 @@ _READ = paj.ReadOptions(block_size=4 << 20)
 """pyarrow's default 1 MB blocks fail on a longer line."""
 
 
-def _named(file: str, error: Exception) -> ValueError:
+def _named(file: str, error: Exception | str) -> ValueError:
     return ValueError(f"{file}: {error}")
 
 
@@ -57,6 +58,28 @@ def _jsonl(file: str) -> pa.Table:
     try:
         return paj.read_json(file, read_options=_READ)
     except pa.ArrowInvalid as error:
+        blocks = _line_blocks(file)
+        bad = next((n for first, block in blocks if (n := _not_json(first, block))), None)
+        raise _named(file, f"line {bad} is not JSON: {error}" if bad else error) from None
+    except (OSError, EOFError) as error:
+        raise _named(file, error) from None
+
+
+def _not_json(first: int, block: list[bytes]) -> int | None:
+    """The number of the first line of ``block`` that is not JSON (pyarrow says a block's row)."""
+    for number, line in enumerate(block, start=first):
+        try:
+            if line.strip():
+                json.loads(line)
+        except ValueError:
+            return number
+    return None
+
+
+def _parquet(file: str) -> pa.Table:
+    try:
+        return pq.read_table(file, memory_map=True)
+    except (pa.ArrowInvalid, OSError) as error:
         raise _named(file, error) from None
 
 
@@ -65,7 +88,7 @@ def read_local(files: Sequence[str], kind: Kind, csv: CsvLayout) -> pa.Table:
     if kind == "csv":
         return read_csv(files, csv)
     if kind == "parquet":
-        tables = [pq.read_table(file, memory_map=True) for file in files]
+        tables = [_parquet(file) for file in files]
     elif kind == "jsonl":
         tables = [_jsonl(file) for file in files]
     else:
@@ -77,7 +100,14 @@ def local_length(files: Sequence[str], kind: Kind) -> int | None:
     """The row count when the files say it without being read (Parquet), else ``None``."""
     if kind != "parquet":
         return None
-    return sum(int(pq.ParquetFile(file, memory_map=True).metadata.num_rows) for file in files)
+    return sum(_rows(file) for file in files)
+
+
+def _rows(file: str) -> int:
+    try:
+        return int(pq.read_metadata(file).num_rows)
+    except (pa.ArrowInvalid, OSError) as error:
+        raise _named(file, error) from None
 
 
 def _open_lines(file: str) -> IO[bytes]:
@@ -86,21 +116,80 @@ def _open_lines(file: str) -> IO[bytes]:
     return open(file, "rb")
 
 
-def _jsonl_blocks(file: str) -> Iterator[pa.Table]:
-    """A JSON Lines file a few megabytes of lines at a time; later blocks keep the first's types."""
+def _line_blocks(file: str) -> Iterator[tuple[int, list[bytes]]]:
+    """A JSON Lines file a few megabytes of whole lines at a time, with the first's number.
+
+    A file that cannot be read (a truncated ``.gz``) is named.
+    """
+    number = 1
+    try:
+        with _open_lines(file) as lines:
+            while block := lines.readlines(_JSONL_BLOCK):
+                yield number, block
+                number += len(block)
+    except (OSError, EOFError, zlib.error) as error:
+        raise _named(file, error) from None
+
+
+def _parsed(file: str, first: int, block: list[bytes], schema: pa.Schema | None = None) -> pa.Table:
+    options = paj.ParseOptions(explicit_schema=schema, unexpected_field_behavior="error")
+    try:
+        return paj.read_json(io.BytesIO(b"".join(block)), read_options=_READ, parse_options=options)
+    except pa.ArrowInvalid as error:
+        bad = _not_json(first, block)
+        if bad is not None:
+            raise _named(file, f"line {bad} is not JSON: {error}") from None
+        raise _named(file, f"lines {first} to {first + len(block) - 1}: {error}") from None
+
+
+def _jsonl_schema(file: str) -> pa.Schema:
+    """The column types of the whole file, as :func:`_jsonl` infers them, one block at a time.
+
+    Each block's inferred types are unified as pyarrow unifies a whole file's blocks (a
+    column null at first takes its later type, integers that meet decimals become
+    doubles, a key first seen late is added), so every block of a stream has one schema.
+    """
     schema: pa.Schema | None = None
-    with _open_lines(file) as lines:
-        while block := lines.readlines(_JSONL_BLOCK):
-            known = None if schema is None else pa.schema(f for f in schema if f.type != pa.null())
-            options = paj.ParseOptions(explicit_schema=known, unexpected_field_behavior="infer")
-            try:
-                table = paj.read_json(
-                    io.BytesIO(b"".join(block)), read_options=_READ, parse_options=options
-                )
-            except pa.ArrowInvalid as error:
-                raise _named(file, error) from None
-            schema = schema or table.schema
-            yield table
+    for first, block in _line_blocks(file):
+        found = _parsed(file, first, block).schema
+        try:
+            schema = found if schema is None else _unify(schema, found)
+        except (pa.ArrowInvalid, pa.ArrowTypeError) as error:
+            raise _named(file, f"lines {first} to {first + len(block) - 1}: {error}") from None
+    if schema is None:
+        raise _named(file, ValueError("Empty JSON file"))
+    return schema
+
+
+def _unify(schema: pa.Schema, other: pa.Schema) -> pa.Schema:
+    return pa.unify_schemas([schema, other], promote_options="permissive")
+
+
+def _jsonl_blocks(file: str) -> Iterator[pa.Table]:
+    """A JSON Lines file a few megabytes of lines at a time, every block in the file's types.
+
+    The types come from a first pass over the file (:func:`_jsonl_schema`, which holds one
+    block at a time), so a key first seen on the last line, or a column null until then,
+    gives the table the whole file gives.
+    """
+    schema = _jsonl_schema(file)
+    for first, block in _line_blocks(file):
+        yield _parsed(file, first, block, schema)
+
+
+def _parquet_batches(file: str, batch_size: int) -> Iterator[pa.Table]:
+    """A Parquet file batch by batch (an empty file as one empty table, for its schema)."""
+    try:
+        # Not memory-mapped: mapped pages stay resident, so the whole file would count.
+        # pre_buffer (pyarrow's default) keeps every row group it read alive until the
+        # file is closed: a stream over 1M rows held 0.6 GB of Arrow buffers at its end
+        parquet = pq.ParquetFile(file, pre_buffer=False)
+        if parquet.metadata.num_rows == 0:
+            yield parquet.schema_arrow.empty_table()
+        for batch in parquet.iter_batches(batch_size=batch_size):
+            yield pa.Table.from_batches([batch])
+    except (pa.ArrowInvalid, OSError) as error:
+        raise _named(file, error) from None
 
 
 def local_batches(
@@ -109,12 +198,7 @@ def local_batches(
     """The files batch by batch (at most ``batch_size`` rows), holding one batch at a time."""
     for file in files:
         if kind == "parquet":
-            # Not memory-mapped: mapped pages stay resident, so the whole file would count.
-            # pre_buffer (pyarrow's default) keeps every row group it read alive until the
-            # file is closed: a stream over 1M rows held 0.6 GB of Arrow buffers at its end
-            parquet = pq.ParquetFile(file, pre_buffer=False)
-            for batch in parquet.iter_batches(batch_size=batch_size):
-                yield pa.Table.from_batches([batch])
+            yield from _parquet_batches(file, batch_size)
             continue
         if kind == "csv":
             yield from csv_batches(file, csv, batch_size)

@@ -198,6 +198,9 @@ def stream_batches(source: Source, batch_size: int) -> Iterator[tuple[int, pa.Ta
     given = False
     for batch in _all_batches(source, batch_size):
         first, row = row, row + batch.num_rows
+        if not batch.num_rows:  # no rows, but the columns: an empty source keeps its schema
+            yield first, batch
+            continue
         if row <= start:
             continue
         if stop is not None and first >= stop:
