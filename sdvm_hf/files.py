@@ -140,8 +140,11 @@ def parquet_batches(path: str | os.PathLike[str], batch_rows: int) -> Iterator[p
     if not os.path.isfile(path):
         raise FileNotFoundError(f"no such file: {path}")
     try:
-        reader = pq.ParquetFile(path, memory_map=True)
+        # not memory-mapped and not pre-buffered: either keeps the pages read so far resident
+        reader = pq.ParquetFile(path, pre_buffer=False)
         check_schema(reader.schema_arrow, str(path))
+        if reader.metadata.num_rows == 0:  # no batch: the schema still says what extra holds
+            yield reader.schema_arrow.empty_table()
         for batch in reader.iter_batches(batch_size=batch_rows):
             yield pa.Table.from_batches([batch])
     except (pa.ArrowInvalid, OSError) as error:
@@ -286,11 +289,18 @@ def read_jsonl(path: str | os.PathLike[str]) -> SampleSequence:
 # -- by extension --------------------------------------------------------------------------
 
 
+ROW_GROUP_ROWS = 16_384
+"""Rows a :class:`SampleWriter` gathers before it writes a Parquet row group: a stream's
+batches are written as they come, a thousand small files' rows do not make a thousand
+tiny groups."""
+
+
 class SampleWriter:
     """Sample tables written to a sample file batch by batch, never the whole table.
 
-    Parquet takes each table as a row group of one schema (the first table's); JSON Lines
-    takes each sample's wire dict. The file appears when the writer closes without error;
+    Parquet takes the tables in one schema (the first table's), in row groups of at least
+    :data:`ROW_GROUP_ROWS` rows but the last (tables are gathered up to that many); JSON
+    Lines takes each sample's wire dict. The file appears when the writer closes without error;
     :meth:`discard` leaves an earlier file at ``path`` as it was.
     """
 
@@ -302,6 +312,8 @@ class SampleWriter:
         self._parquet: pq.ParquetWriter | None = None
         self._text: IO[str] | None = None
         self._closed = False
+        self._waiting: list[pa.Table] = []
+        self._waiting_rows = 0
         if self.format != "parquet":
             self._text = _open_text(self._file.path, "w", self.format == "jsonl.gz")
 
@@ -314,8 +326,17 @@ class SampleWriter:
         else:
             if self._parquet is None:
                 self._parquet = pq.ParquetWriter(self._file.path, table.schema)
-            self._parquet.write_table(table.cast(self._parquet.schema))
+            self._waiting.append(table.cast(self._parquet.schema))
+            self._waiting_rows += table.num_rows
+            if self._waiting_rows >= ROW_GROUP_ROWS:
+                self._flush()
         self.rows += table.num_rows
+
+    def _flush(self) -> None:
+        """Write the tables waiting as one row group (small batches make no tiny groups)."""
+        if self._parquet is not None and self._waiting:
+            self._parquet.write_table(pa.concat_tables(self._waiting))
+        self._waiting, self._waiting_rows = [], 0
 
     def close(self) -> None:
         """Finish the file and move it into place (unless it was discarded)."""
@@ -323,6 +344,7 @@ class SampleWriter:
             return
         self._closed = True
         try:
+            self._flush()
             self._finish()
             if self._parquet is None and self._text is None:  # nothing came: no sample
                 pq.write_table(sample_schema().empty_table(), self._file.path)

@@ -74,16 +74,19 @@ def check_output(
     """The format to write ``output`` in, checked before any work starts.
 
     Refuses a name whose extension is not a sample file format (or disagrees with
-    ``format``), and an output that is one of the ``inputs``: a run never overwrites its
-    own source.
+    ``format``), a folder, and an output or its rejects file that is one of the ``inputs``:
+    a run never overwrites its own source.
     """
     named = format_of(output)
     if format is not None and format != named:
         raise ValueError(f"{output}: the name says {named}, but the format asked for is {format}")
-    target = Path(output).resolve()
+    if Path(output).is_dir():
+        raise ValueError(f"{output} is a folder; name a file to write")
+    written = {Path(output).resolve(): output, rejects_path(output).resolve(): rejects_path(output)}
     for source in inputs:
-        if Path(source).resolve() == target:
-            raise ValueError(f"{output} is also an input; write the output to another file")
+        clash = written.get(Path(source).resolve())
+        if clash is not None:
+            raise ValueError(f"{clash} is also an input; write the output to another file")
     return named
 
 
@@ -115,16 +118,24 @@ def convert_to_files(
     """
     output = Path(output)
     tally = Tally()
+    tally.add_rejects(())  # a conversion's summary says rows in, even of an empty source
     beside = rejects_path(output)
-    with SampleWriter(output, format) as writer, AtomicFile(beside) as rejected:
-        with rejected.path.open("w", encoding="utf-8") as lines:
+    writer = SampleWriter(output, format)  # first, so an unwritable folder names the output
+    try:
+        rejected = AtomicFile(beside)
+    except BaseException:
+        writer.discard()
+        raise
+    with rejected:
+        with writer, rejected.path.open("w", encoding="utf-8") as lines:
             for table, rejects in _converted(samples):
                 tally.add(table)
                 tally.add_rejects(rejects)
                 writer.write(table)
                 lines.writelines(json_line(record) + "\n" for record in rejects.records())
-        if tally.samples == 0 and tally.rejected:
-            writer.discard()
+            if tally.samples == 0 and tally.rejected:
+                writer.discard()
+        # the sample file is in place before the rejects file changes
         if not tally.rejected:
             rejected.discard()
             beside.unlink(missing_ok=True)

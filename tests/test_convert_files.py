@@ -4,15 +4,29 @@ The source here is the HellaSwag fixture repeated to 40,000 rows (three streamin
 with bad rows planted in the first and the last batch.
 """
 
+import gzip
 import json
 import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from sdvm_hf import ConversionError, convert_to_files, load_hellaswag
+from sdvm_hf import (
+    ConversionError,
+    SampleTableError,
+    convert_to_files,
+    inspect_file,
+    load_hellaswag,
+    read_parquet,
+    summarize,
+    validate_file,
+)
 from sdvm_hf.cli import main
 from sdvm_hf.jobs import read_rejects
 from sdvm_hf.load.streaming import STREAM_ROWS
@@ -63,7 +77,6 @@ def test_a_streamed_conversion_writes_what_the_eager_one_writes(
         assert pq.read_table(streamed.output).equals(pq.read_table(eager.output))
         assert pq.read_schema(streamed.output) == pq.read_schema(eager.output)
     else:
-        import gzip
 
         def text(path: Path) -> str:
             opener = gzip.open if suffix.endswith("gz") else open
@@ -142,3 +155,185 @@ def test_the_command_summary_counts_every_batch(
     assert sum(summary["choices"].values()) == ROWS - len(BAD)
     assert sum(group["samples"] for group in summary["groups"].values()) == ROWS - len(BAD)
     assert len(output.read_text().splitlines()) == ROWS - len(BAD)
+
+
+# -- what the command met in real files ---------------------------------------------------
+
+JSONL = FIXTURE.with_suffix(".jsonl")
+
+
+def big_jsonl(folder: Path, last: dict[str, object], lines: int = 30_000) -> Path:
+    """The JSON Lines fixture repeated past three 8 MB blocks, its last line changed."""
+    rows = [json.loads(line) for line in JSONL.read_text(encoding="utf-8").splitlines()]
+    path = folder / "hellaswag.jsonl"
+    with path.open("w", encoding="utf-8") as out:
+        for number in range(lines):
+            row = {**rows[number % len(rows)], "ind": number}
+            if number == lines - 1:
+                row.update(last)
+            out.write(json.dumps(row) + "\n")
+    assert path.stat().st_size > 2 * (8 << 20)  # three blocks
+    return path
+
+
+@pytest.mark.parametrize(
+    "last",
+    [{"note": "a key first seen here"}, {"ind": 2.5}, {"source_id": None, "ctx_b": None}],
+    ids=["new-key", "int-turns-float", "nulls"],
+)
+def test_a_json_lines_stream_has_the_types_of_the_whole_file(
+    tmp_path: Path, last: dict[str, object]
+) -> None:
+    path = big_jsonl(tmp_path, last)
+    eager = convert_to_files(
+        load_hellaswag(data_files=str(path), on_error="skip"), tmp_path / "eager.parquet"
+    )
+    streamed = main(
+        [
+            *("convert", "hellaswag", "--data-files", str(path), "--on-error", "skip"),
+            *("-o", str(tmp_path / "streamed.parquet"), "--quiet"),
+        ]
+    )
+    assert streamed == 0 and eager.output is not None
+    assert pq.read_table(tmp_path / "streamed.parquet").equals(pq.read_table(eager.output))
+
+
+def test_a_json_lines_file_that_is_not_json_is_named_by_its_line(tmp_path: Path) -> None:
+    path = big_jsonl(tmp_path, {})
+    with path.open("a", encoding="utf-8") as out:
+        out.write('{"ind": 1, "label": \n')
+    for streaming in (True, False):
+        with pytest.raises(ValueError, match=r"hellaswag\.jsonl: line 30001 is not JSON"):
+            list(load_hellaswag(data_files=str(path), streaming=streaming))
+
+
+def test_text_that_is_not_utf8_stops_the_conversion_naming_row_and_column(
+    tmp_path: Path,
+) -> None:
+    lines = JSONL.read_bytes().splitlines(keepends=True)
+    lines[3] = lines[3].replace(b'"ctx_a": "', b'"ctx_a": "\xff', 1)
+    path = tmp_path / "broken.jsonl"
+    path.write_bytes(b"".join(lines))
+    for streaming in (True, False):
+        with pytest.raises(
+            ConversionError,
+            match=r"hellaswag validation row 3, column 'ctx_a': expected UTF-8 text, "
+            r"got bytes that are not UTF-8",
+        ):
+            list(load_hellaswag(data_files=str(path), streaming=streaming, on_error="skip"))
+
+
+def test_a_sample_file_with_text_that_is_not_utf8_is_refused_and_validated(
+    tmp_path: Path,
+) -> None:
+    samples = load_hellaswag(bundled=True).table
+    contexts = samples.column("context").to_pylist()
+    raw = [text.encode() for text in contexts]
+    raw[7] = b"\xfe" + raw[7]
+    binary = pa.array(raw, pa.binary())
+    broken = samples.set_column(
+        samples.schema.get_field_index("context"),
+        "context",
+        pa.Array.from_buffers(pa.string(), len(binary), binary.buffers()),
+    )
+    path = tmp_path / "broken.parquet"
+    pq.write_table(broken, path)
+    with pytest.raises(SampleTableError, match=r"row 7, column 'context': expected UTF-8 text"):
+        read_parquet(path)
+    problems = validate_file(path).problems
+    assert [str(problem) for problem in problems] == [
+        "row 7, column 'context': expected UTF-8 text, got bytes that are not UTF-8"
+    ]
+
+
+def test_damaged_sources_are_named_by_file(tmp_path: Path) -> None:
+    gz = tmp_path / "truncated.jsonl.gz"
+    gz.write_bytes(gzip.compress(JSONL.read_bytes())[:-30])
+    shards = tmp_path / "shards"
+    shards.mkdir()
+    (shards / "a.parquet").write_bytes(FIXTURE.read_bytes())
+    (shards / "b.parquet").write_bytes(FIXTURE.read_bytes()[:-100])
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    for source, message in [
+        (gz, r"truncated\.jsonl\.gz: .*(end-of-stream|[Tt]runcated)"),
+        (shards, r"b\.parquet: .*(magic|footer)"),
+        (empty, r"empty\.jsonl: Empty JSON file"),
+    ]:
+        for streaming in (True, False):
+            with pytest.raises(ValueError, match=message):
+                list(load_hellaswag(data_files=str(source), streaming=streaming))
+
+
+def test_an_empty_source_gives_the_eager_schema_and_says_zero_rows_in(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.parquet"
+    pq.write_table(pq.read_table(FIXTURE).slice(0, 0), empty)
+    eager = convert_to_files(load_hellaswag(data_files=str(empty)), tmp_path / "eager.parquet")
+    streamed = convert_to_files(
+        load_hellaswag(data_files=str(empty), streaming=True), tmp_path / "streamed.parquet"
+    )
+    assert streamed.summary.as_dict() == eager.summary.as_dict()
+    assert (streamed.summary.rows_in, streamed.summary.group_by) == (0, "activity_label")
+    assert pq.read_schema(tmp_path / "streamed.parquet") == pq.read_schema(
+        tmp_path / "eager.parquet"
+    )
+    inspected = inspect_file(tmp_path / "streamed.parquet")  # a 0-row file has its extra keys
+    assert (
+        inspected.as_dict()
+        == summarize(read_parquet(tmp_path / "streamed.parquet").table).as_dict()
+    )
+    assert "ind" in inspected.extra
+
+
+def test_the_rejects_file_is_never_an_input_nor_written_before_the_samples(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rejects = tmp_path / "out.rejects.jsonl"
+    rejects.write_text("an input that happens to sit where the rejects would go")
+    code = main(
+        ["convert", "hellaswag", "--data-files", str(rejects), "-o", str(tmp_path / "out.jsonl")]
+    )
+    assert code == 2
+    assert f"{rejects} is also an input" in capsys.readouterr().err
+    folder = tmp_path / "taken.parquet"
+    folder.mkdir()
+    assert main(["convert", "hellaswag", "--bundled", "-o", str(folder)]) == 2
+    assert "taken.parquet is a folder" in capsys.readouterr().err
+    path = source(tmp_path)  # with rejects: the sample file cannot be moved into place
+    with pytest.raises(OSError):
+        convert_to_files(load_hellaswag(data_files=str(path), on_error="skip"), folder)
+    assert not (tmp_path / "taken.rejects.jsonl").exists()
+    assert leftovers(tmp_path) == []
+
+
+def test_many_small_files_make_few_row_groups(tmp_path: Path) -> None:
+    shards = tmp_path / "shards"
+    shards.mkdir()
+    table = pq.read_table(FIXTURE)
+    for number in range(40):
+        pq.write_table(table, shards / f"part-{number:02}.parquet")
+    output = tmp_path / "out.parquet"
+    assert main(["convert", "hellaswag", "--data-files", str(shards), "-o", str(output)]) == 0
+    metadata = pq.read_metadata(output)
+    assert (metadata.num_rows, metadata.num_row_groups) == (40 * table.num_rows, 1)
+
+
+def test_sigterm_leaves_no_partial_file(tmp_path: Path) -> None:
+    path = source(tmp_path)
+    big = tmp_path / "big.parquet"
+    pq.write_table(pa.concat_tables([pq.read_table(path)] * 10), big, row_group_size=16_384)
+    output = tmp_path / "out" / "big.samples.parquet"
+    output.parent.mkdir()
+    command = [sys.executable, "-m", "sdvm_hf", "convert", "hellaswag", "--data-files", str(big)]
+    process = subprocess.Popen(
+        [*command, "-o", str(output)], stderr=subprocess.PIPE, text=True, cwd=tmp_path
+    )
+    deadline = time.monotonic() + 60
+    while not leftovers(output.parent) and time.monotonic() < deadline:  # it has started
+        time.sleep(0.01)
+    assert leftovers(output.parent), "the conversion never started"
+    process.send_signal(signal.SIGTERM)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 143, err
+    assert "sdvm-hf convert: terminated; no partial file was left" in err
+    assert os.listdir(output.parent) == []

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import argparse
 import logging
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from importlib.metadata import version
+from types import FrameType
 
 from sdvm_hf.cli import _convert, _files, _report, _service
 from sdvm_hf.errors import ConversionError, LayoutError, SampleTableError
@@ -45,11 +49,33 @@ def main(argv: Sequence[str] | None = None, *, retry: Retry = Retry()) -> int:
         stream=sys.stderr,
     )
     try:
-        return int(args.run(args))
+        with _terminate_like_interrupt():
+            return int(args.run(args))
     except USER_ERRORS as error:
         print(f"sdvm-hf {args.command}: {error}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:
         hint = "rerun to resume" if args.command in STAGES else "no partial file was left"
-        print(f"sdvm-hf {args.command}: interrupted; {hint}", file=sys.stderr)
-        return 130
+        print(f"sdvm-hf {args.command}: {str(stop) or 'interrupted'}; {hint}", file=sys.stderr)
+        return 143 if isinstance(stop, Terminated) else 130
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``timeout``, ``docker stop``), raised where the command is, as Ctrl-C is."""
+
+
+def _raise_terminated(signum: int, frame: FrameType | None) -> None:
+    raise Terminated("terminated")
+
+
+@contextmanager
+def _terminate_like_interrupt() -> Iterator[None]:
+    """Within this block, SIGTERM unwinds like Ctrl-C: no temporary file is left behind."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread may set a handler
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
