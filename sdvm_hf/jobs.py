@@ -176,7 +176,7 @@ def report_file(
     return summary
 
 
-_SUMMARY_ROWS = 65_536
+_SUMMARY_ROWS = 16_384
 """Rows of a sample file (or rejects) summarised at a time."""
 
 
@@ -209,7 +209,7 @@ class Validation:
     """Every problem, first rows first; a JSON Lines problem is a line's message."""
 
 
-_VALIDATE_ROWS = 262_144
+_VALIDATE_ROWS = 16_384
 """Rows checked at a time by :func:`validate_file` (the progress bar's step)."""
 
 
