@@ -7,7 +7,9 @@ Parquet, then in fresh processes measures the peak RSS of:
 - ours: ``read_parquet(path)`` (rows checked), then ``sum(1 for _ in samples)``: samples are
   decoded one batch at a time and dropped;
 - eager: ``list(read_parquet(path))``, every sample held at once (what a lazy pass avoids);
-- stream: ``iter_parquet(path)``, one checked batch at a time, no table held.
+- stream: ``iter_parquet(path)``, one checked batch at a time, no table held;
+- inspect, validate: ``inspect_file`` / ``validate_file`` (what ``sdvm-hf inspect`` and
+  ``validate`` run), a batch at a time.
 
 Run: ``.venv/bin/python benchmarks/iterate_memory.py [ROWS]``.
 """
@@ -31,6 +33,8 @@ PASSES = {
     "ours": "from sdvm_hf import read_parquet; n = sum(1 for _ in read_parquet(PATH))",
     "eager": "from sdvm_hf import read_parquet; n = len(list(read_parquet(PATH)))",
     "stream": "from sdvm_hf import iter_parquet; n = sum(1 for _ in iter_parquet(PATH))",
+    "inspect": "from sdvm_hf import inspect_file; n = inspect_file(PATH).samples",
+    "validate": "from sdvm_hf import validate_file; n = validate_file(PATH).rows",
 }
 
 
@@ -62,7 +66,7 @@ def main() -> None:
         for name, code in PASSES.items():
             rows, peak = measure(code, path)
             assert rows == ROWS, (name, rows)
-            print(f"{name:>6}: peak RSS {peak:,.0f} MiB")
+            print(f"{name:>8}: peak RSS {peak:,.0f} MiB")
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"(the parent process: {own:,.0f} MiB)")
 
