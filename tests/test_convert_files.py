@@ -7,6 +7,7 @@ with bad rows planted in the first and the last batch.
 import gzip
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -337,3 +338,80 @@ def test_sigterm_leaves_no_partial_file(tmp_path: Path) -> None:
     assert process.returncode == 143, err
     assert "sdvm-hf convert: terminated; no partial file was left" in err
     assert os.listdir(output.parent) == []
+
+
+def not_utf8(strings: pa.Array, index: int) -> pa.Array:
+    """``strings`` with the value at ``index`` prefixed by a byte that is never UTF-8."""
+    raw = [value.encode() for value in strings.to_pylist()]
+    raw[index] = b"\xff" + raw[index]
+    binary = pa.array(raw, pa.binary())
+    return pa.Array.from_buffers(pa.string(), len(binary), binary.buffers())
+
+
+def test_bad_utf8_in_a_list_column_names_its_own_row_and_a_slice_without_it_converts(
+    tmp_path: Path,
+) -> None:
+    table = pq.read_table(source(tmp_path, bad=())).combine_chunks()
+    endings = table.column("endings").chunk(0)
+    first = endings.offsets[1234].as_py()
+    broken = pa.ListArray.from_arrays(endings.offsets, not_utf8(endings.values, first + 2))
+    table = table.set_column(table.schema.get_field_index("endings"), "endings", broken)
+    path = tmp_path / "endings.parquet"
+    pq.write_table(table, path)
+    for streaming in (True, False):
+        with pytest.raises(
+            ConversionError, match=r"row 1234, column 'endings': expected UTF-8 text"
+        ):
+            list(load_hellaswag(data_files=str(path), streaming=streaming))
+        clean = load_hellaswag(data_files=str(path), split="validation[:1000]", streaming=streaming)
+        assert sum(1 for _ in clean) == 1000
+
+
+def test_a_sample_file_with_one_bad_choice_has_one_problem(tmp_path: Path) -> None:
+    samples = load_hellaswag(bundled=True).table.combine_chunks()
+    choices = samples.column("choices").chunk(0)
+    first = choices.offsets[5].as_py()
+    broken = pa.ListArray.from_arrays(choices.offsets, not_utf8(choices.values, first))
+    path = tmp_path / "choices.parquet"
+    pq.write_table(
+        samples.set_column(samples.schema.get_field_index("choices"), "choices", broken), path
+    )
+    assert [str(p) for p in validate_file(path).problems] == [
+        "row 5, column 'choices': expected UTF-8 text, got bytes that are not UTF-8"
+    ]
+    with pytest.raises(SampleTableError, match=r"row 5, column 'choices'"):
+        read_parquet(path)
+
+
+@pytest.mark.parametrize(
+    ("early", "late"),
+    [("2020-01-01", "unknown"), ("2020-01-01", "2020-01-01T00:00:00.123456789")],
+    ids=["timestamp-then-text", "seconds-then-nanoseconds"],
+)
+def test_dates_that_turn_into_text_late_are_text_in_both_paths(
+    tmp_path: Path, early: str, late: str
+) -> None:
+    path = big_jsonl(tmp_path, {"when": late})
+    lines = path.read_text(encoding="utf-8").splitlines()
+    path.write_text(
+        "".join(line[:-1] + f', "when": "{early}"}}\n' for line in lines[:-1]) + lines[-1] + "\n",
+        encoding="utf-8",
+    )
+    eager = load_hellaswag(data_files=str(path)).table
+    streamed = pa.concat_tables(load_hellaswag(data_files=str(path), streaming=True).tables())
+    assert streamed.equals(eager)
+    assert eager.schema.field("extra").type.field("when").type == pa.string()
+
+
+def test_a_json_column_null_until_it_holds_objects_is_a_named_error(tmp_path: Path) -> None:
+    """pyarrow cannot turn a column it read as null into a struct; the file is named."""
+    path = big_jsonl(tmp_path, {"meta": {"a": [1, 2]}})
+    lines = path.read_text(encoding="utf-8").splitlines()
+    path.write_text(
+        "".join(line[:-1] + ', "meta": null}\n' for line in lines[:-1]) + lines[-1] + "\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(ValueError, match=rf"^{re.escape(str(path))}: .*struct"):
+        load_hellaswag(data_files=str(path))
+    streamed = load_hellaswag(data_files=str(path), streaming=True)
+    assert sum(table.num_rows for table in streamed.tables()) == 30_000

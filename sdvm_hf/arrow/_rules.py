@@ -260,10 +260,12 @@ def utf8_problems(table: pa.Table) -> list[Problem]:
     for name, column in zip(table.column_names, table.columns, strict=True):
         if _valid(column):
             continue
+        # Row by row: a slice of a list or struct validates its whole child array, so
+        # only decoding the row's own values says whether it is the row at fault
         problems += [
             Problem(row, (name,), "UTF-8 text", "bytes that are not UTF-8")
             for row in range(len(column))
-            if not _valid(column.slice(row, 1))
+            if not _decodes(column.slice(row, 1))
         ]
     return sorted(problems, key=lambda problem: problem.row)
 
@@ -272,5 +274,13 @@ def _valid(values: pa.ChunkedArray) -> bool:
     try:
         values.validate(full=True)
     except pa.ArrowInvalid:
+        return False
+    return True
+
+
+def _decodes(values: pa.ChunkedArray) -> bool:
+    try:
+        values.to_pylist()
+    except UnicodeDecodeError:
         return False
     return True

@@ -28,8 +28,10 @@ Kind = Literal["parquet", "jsonl", "json", "csv"]
 _JSONL_BLOCK = 8 << 20
 """Bytes of JSON Lines parsed at a time when streaming."""
 
-_READ = paj.ReadOptions(block_size=4 << 20)
-"""pyarrow's default 1 MB blocks fail on a longer line."""
+_READ = paj.ReadOptions(block_size=4 << 20, use_threads=False)
+"""pyarrow's default 1 MB blocks fail on a longer line. One thread: pyarrow 26's threaded
+JSON reader crashed the process (a segfault) on a column whose type changes within a
+block, and gave a different error on each run."""
 
 
 def _named(file: str, error: Exception | str) -> ValueError:
@@ -50,14 +52,14 @@ def _json_array(file: str) -> pa.Table:
             raise ValueError("expected a JSON array of objects (or JSON Lines, named .jsonl)")
         lines = "\n".join(json.dumps(row, ensure_ascii=False) for row in data).encode()
         return paj.read_json(io.BytesIO(lines), read_options=_READ)
-    except (ValueError, UnicodeDecodeError, pa.ArrowInvalid) as error:
+    except (ValueError, UnicodeDecodeError, pa.ArrowException) as error:
         raise _named(file, error) from None
 
 
 def _jsonl(file: str) -> pa.Table:
     try:
         return paj.read_json(file, read_options=_READ)
-    except pa.ArrowInvalid as error:
+    except pa.ArrowException as error:
         blocks = _line_blocks(file)
         bad = next((n for first, block in blocks if (n := _not_json(first, block))), None)
         raise _named(file, f"line {bad} is not JSON: {error}" if bad else error) from None
@@ -79,7 +81,7 @@ def _not_json(first: int, block: list[bytes]) -> int | None:
 def _parquet(file: str) -> pa.Table:
     try:
         return pq.read_table(file, memory_map=True)
-    except (pa.ArrowInvalid, OSError) as error:
+    except (pa.ArrowException, OSError) as error:
         raise _named(file, error) from None
 
 
@@ -106,7 +108,7 @@ def local_length(files: Sequence[str], kind: Kind) -> int | None:
 def _rows(file: str) -> int:
     try:
         return int(pq.read_metadata(file).num_rows)
-    except (pa.ArrowInvalid, OSError) as error:
+    except (pa.ArrowException, OSError) as error:
         raise _named(file, error) from None
 
 
@@ -135,7 +137,7 @@ def _parsed(file: str, first: int, block: list[bytes], schema: pa.Schema | None 
     options = paj.ParseOptions(explicit_schema=schema, unexpected_field_behavior="error")
     try:
         return paj.read_json(io.BytesIO(b"".join(block)), read_options=_READ, parse_options=options)
-    except pa.ArrowInvalid as error:
+    except pa.ArrowException as error:
         bad = _not_json(first, block)
         if bad is not None:
             raise _named(file, f"line {bad} is not JSON: {error}") from None
@@ -154,7 +156,7 @@ def _jsonl_schema(file: str) -> pa.Schema:
         found = _parsed(file, first, block).schema
         try:
             schema = found if schema is None else _unify(schema, found)
-        except (pa.ArrowInvalid, pa.ArrowTypeError) as error:
+        except pa.ArrowException as error:
             raise _named(file, f"lines {first} to {first + len(block) - 1}: {error}") from None
     if schema is None:
         raise _named(file, ValueError("Empty JSON file"))
@@ -162,7 +164,24 @@ def _jsonl_schema(file: str) -> pa.Schema:
 
 
 def _unify(schema: pa.Schema, other: pa.Schema) -> pa.Schema:
-    return pa.unify_schemas([schema, other], promote_options="permissive")
+    """The two blocks' types unified as pyarrow's reader unifies a file's blocks.
+
+    Beyond ``unify_schemas``' permissive promotion, a column of timestamps that meets other
+    text, or timestamps of another unit, becomes text, as the reader makes it.
+    """
+    texts = {
+        field.name
+        for field in other
+        if field.name in schema.names
+        and (types := (field.type, schema.field(field.name).type))[0] != types[1]
+        and any(pa.types.is_timestamp(t) for t in types)
+        and all(pa.types.is_timestamp(t) or pa.types.is_string(t) for t in types)
+    }
+
+    def as_text(fields: pa.Schema) -> pa.Schema:
+        return pa.schema(f.with_type(pa.string()) if f.name in texts else f for f in fields)
+
+    return pa.unify_schemas([as_text(schema), as_text(other)], promote_options="permissive")
 
 
 def _jsonl_blocks(file: str) -> Iterator[pa.Table]:
@@ -188,7 +207,7 @@ def _parquet_batches(file: str, batch_size: int) -> Iterator[pa.Table]:
             yield parquet.schema_arrow.empty_table()
         for batch in parquet.iter_batches(batch_size=batch_size):
             yield pa.Table.from_batches([batch])
-    except (pa.ArrowInvalid, OSError) as error:
+    except (pa.ArrowException, OSError) as error:
         raise _named(file, error) from None
 
 
