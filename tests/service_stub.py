@@ -42,6 +42,7 @@ def fixed(sample: dict[str, Any]) -> dict[str, Any]:
 class _Server(ThreadingHTTPServer):
     request_queue_size = 128  # the default 5 drops connections under concurrent requests
     daemon_threads = True
+    block_on_close = False  # a kept-alive connection a client left open must not hang close()
 
 
 class StubService:
@@ -75,6 +76,11 @@ class StubService:
         stub = self
 
         class Handler(BaseHTTPRequestHandler):
+            # Like a real HTTP server: connections are kept alive (HTTP/1.0 would make the
+            # client open a connection per request) and answers are not held back by Nagle.
+            protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True
+
             def log_message(self, *args: Any) -> None:
                 pass
 
