@@ -310,6 +310,21 @@ def test_an_equal_standalone_table_reuses_the_parts_of_a_slice(
     assert_audited_copy(result, standalone)
 
 
+def test_a_resumed_run_writes_the_same_file_as_an_uninterrupted_one(
+    samples: SampleSequence, tmp_path: Path
+) -> None:
+    whole = tmp_path / "whole.parquet"
+    with StubService() as stub:
+        run(stub, samples, whole)
+    out = tmp_path / "out.parquet"
+    interrupted(samples, out)  # batches 0 and 1 are read back, batch 2 is made in this run
+    with StubService() as again:
+        result = run(again, samples, out)
+    expected = pq.read_table(whole)
+    assert pq.read_table(out).equals(expected, check_metadata=True)
+    assert result.table.equals(expected, check_metadata=True)
+
+
 @pytest.mark.parametrize(
     ("change", "resent"),
     [

@@ -474,6 +474,7 @@ def run_stage(
             len(starts),
         )
     call, close = _client(stage, api_key, base_url, conventions, timeout)
+    made: dict[int, pa.Table] = {}  # the parts written in this run: not read back at the end
 
     async def work(number: int, gate: _Gate, slots: asyncio.Semaphore) -> None:
         start = starts[number]
@@ -487,7 +488,9 @@ def run_stage(
 
         def finish() -> None:
             joined = _join(sent, returned, label)
-            parts.write(number, batch.table, _part_table(batch.table, joined))
+            part = _part_table(batch.table, joined)
+            parts.write(number, batch.table, part)
+            made[number] = part
 
         await asyncio.to_thread(finish)
 
@@ -511,7 +514,10 @@ def run_stage(
             parts.drop_if_empty()
             raise
     metadata = samples.table.schema.metadata
-    tables = [parts.read(n, metadata) for n in range(len(starts))]
+    tables = [
+        made[n].replace_schema_metadata(metadata) if n in made else parts.read(n, metadata)
+        for n in range(len(starts))
+    ]
     result = pa.concat_tables(tables) if tables else samples.table
     write_table(result, output)
     shutil.rmtree(parts.folder, ignore_errors=True)
