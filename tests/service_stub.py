@@ -52,7 +52,8 @@ class StubService:
     batch's first row to the faults its own requests meet, one per request (deterministic when
     requests run concurrently). A fault is "429", "500", "drop", "401", "402", or a malformed
     answer: "malformed" (no result list), "short" (one sample fewer), "duplicate" (the first
-    sample twice), "extra-changed" (a key added to the first sample's extra). ``requests`` records what arrived,
+    sample twice), "extra-changed" (a key added to the first sample's extra), "bad-block" (the
+    first sample's audit block a string). ``requests`` records what arrived,
     ``answered_rows`` the rows answered, ``most_in_flight`` the most requests held at once.
     """
 
@@ -140,6 +141,8 @@ class StubService:
                     out = [out[0], *out[:-1]]
                 elif fault == "extra-changed":
                     out = [{**out[0], "stub_added": True}, *out[1:]]  # extra is flat on the wire
+                elif fault == "bad-block":
+                    out = [{**out[0], "audit": "passed"}, *out[1:]]  # a block must be an object
                 else:
                     with stub.lock:
                         stub.answered_rows += [d["sdvm_hf_row"] for d in data]

@@ -245,6 +245,10 @@ def test_retries_run_out_with_a_message_naming_the_batch(
         ("short", r"malformed response: sent 100 samples, got 99"),
         ("duplicate", r"malformed response: a sample without a row id of its own \(100\)"),
         ("extra-changed", r"malformed response: row 100 came back with its extra changed"),
+        (
+            "bad-block",
+            r"malformed response: row 100: [\s\S]*audit must be a dict, got str 'passed'[\s\S]*",
+        ),
     ],
 )
 def test_a_malformed_answer_names_the_batch_and_says_how_to_resume(

@@ -40,7 +40,7 @@ from typing import Any, Literal, TypeVar
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sdvm_hf._wire import BLOCKS
+from sdvm_hf._wire import BLOCKS, RESERVED_KEYS
 from sdvm_hf.arrow._codec import changeable_columns
 from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.files import write_table
@@ -250,7 +250,12 @@ def _with_ids(batch: SampleSequence, start: int) -> list[_Tagged]:
 
 
 def _join(sent: Sequence[_Tagged], returned: Any, label: str) -> list[MultipleChoiceSample]:
-    """The returned samples in the order sent, ids removed; ServiceError if they do not match."""
+    """The returned samples in the order sent; ServiceError if they do not match.
+
+    Each returned sample is validated, all but its ``extra``: that must equal the extra sent
+    (already valid), and is left out of the samples returned here, since a part keeps the
+    source's own ``extra`` column.
+    """
 
     def malformed(what: str) -> ServiceError:
         return ServiceError(f"{label}: malformed response: {what}; {RESUME}")
@@ -258,24 +263,28 @@ def _join(sent: Sequence[_Tagged], returned: Any, label: str) -> list[MultipleCh
     if not isinstance(returned, list) or len(returned) != len(sent):
         count = len(returned) if isinstance(returned, list) else type(returned).__name__
         raise malformed(f"sent {len(sent)} samples, got {count}")
-    by_id: dict[int, MultipleChoiceSample] = {}
+    by_id: dict[int, dict[str, Any]] = {}
     for item in returned:
         try:
             wire = dict(item.to_dict())
-            row = wire.pop(ROW_ID, None)
-            sample = MultipleChoiceSample.from_dict(wire)
         except (AttributeError, TypeError, ValueError) as error:
             raise malformed(str(error)) from None
+        row = wire.pop(ROW_ID, None)
         if not isinstance(row, int) or isinstance(row, bool) or row in by_id:
             raise malformed(f"a sample without a row id of its own ({row!r})")
-        by_id[row] = sample
+        by_id[row] = wire
     out = []
     for original in sent:
-        if original.row not in by_id:
+        answer = by_id.get(original.row)
+        if answer is None:
             raise malformed(f"row {original.row} did not come back")
-        back = by_id[original.row]
-        if back.extra != original.sample.extra:
+        extra = {key: answer.pop(key) for key in [*answer] if key not in RESERVED_KEYS}
+        if extra != original.sample.extra:
             raise malformed(f"row {original.row} came back with its extra changed")
+        try:
+            back = MultipleChoiceSample.from_dict(answer)
+        except (TypeError, ValueError) as error:
+            raise malformed(f"row {original.row}: {error}") from None
         if type(back) is not type(original.sample):
             raise malformed(f"row {original.row} came back as {type(back).__name__}")
         out.append(back)
