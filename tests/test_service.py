@@ -25,6 +25,7 @@ from sdvm_hf import (
     write_parquet,
 )
 from sdvm_hf.cli import main
+from sdvm_hf.service import roundtrip
 
 if sys.version_info < (3, 12):
     pytest.skip(
@@ -462,6 +463,48 @@ def test_an_interrupt_keeps_finished_parts_and_a_rerun_sends_only_the_rest(
     assert sorted(first_rows(again)) == sorted(set(range(0, 1000, 100)) - kept)
     assert set(first_rows(again)) & set(first_rows(stub)) <= set(first_rows(stub)) - kept
     assert_audited_copy(result, many)
+
+
+def test_a_batch_answered_when_the_run_stops_is_still_written(
+    samples: SampleSequence, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def slow_quiet(turns: int = 50) -> int:  # batch 0 is still being finished at the stop
+        await asyncio.sleep(0.5)
+        return 1
+
+    monkeypatch.setattr(roundtrip, "_quiet", slow_quiet)
+    out = tmp_path / "out.parquet"
+    two = samples[:200]
+    with (
+        StubService(batch_faults={100: ["402"]}) as stub,
+        pytest.raises(ServiceError, match=rf"batch 1 \(rows 100..199\): .*HTTP 402\); {RESUME}"),
+    ):
+        run(stub, two, out, concurrency=2)
+    assert sorted(first_rows(stub)) == [0, 100]
+    assert parts_of(out) == {0}
+    with StubService() as again:
+        result = run(again, two, out)
+    assert first_rows(again) == [100]
+    assert_audited_copy(result, two)
+
+
+def test_finishing_waits_for_a_quiet_turn_of_the_event_loop_but_not_for_ever() -> None:
+    async def quiet_while(busy_turns: int, most: int) -> int:
+        async def busy() -> None:  # each of its turns keeps the loop busy for a millisecond
+            for _ in range(busy_turns):
+                end = time.thread_time() + 0.001
+                while time.thread_time() < end:
+                    pass
+                await asyncio.sleep(0)
+
+        task = asyncio.create_task(busy())
+        waited = await roundtrip._quiet(most)
+        await task
+        return waited
+
+    assert asyncio.run(quiet_while(0, 50)) == 1  # an idle loop: the first turn is quiet
+    assert asyncio.run(quiet_while(3, 50)) == 4  # three busy turns, then a quiet one
+    assert asyncio.run(quiet_while(100, 5)) == 5  # never quiet: gives up after five
 
 
 def test_concurrency_must_be_positive(samples: SampleSequence, tmp_path: Path) -> None:

@@ -13,8 +13,9 @@ A rerun reuses a part only when that record matches; a batch whose rows changed 
 and parts of a different stage, batch size or conventions are refused. HTTP 429 makes every
 worker wait (one shared gate, exponential backoff); 5xx answers and dropped connections are
 retried a few times; 401 and 402 stop at once. A stop, an error or Ctrl-C cancels the requests
-in flight (they are sent again on rerun) and keeps every finished part. The API key is handed
-to the SDK and never written or logged.
+in flight (they are sent again on rerun); batches already answered are still joined and
+written, and every finished part is kept. The API key is handed to the SDK and never written
+or logged.
 
 Over 300 lines: the batching, resume record, retries and scheduling are one state machine
 whose invariants (a batch is done only once its part is written) read best in one place.
@@ -31,6 +32,7 @@ import logging
 import os
 import shutil
 import sys
+import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -204,7 +206,6 @@ async def _send(
                 failure = None
                 gate.passed()
         if failure is None:
-            await asyncio.sleep(0)  # let the next batch take the slot before this one is joined
             return returned
         kind, message = _classify(failure)
         if kind == "stop":
@@ -350,11 +351,12 @@ class _Parts:
             return False
         return True
 
-    def write(self, number: int, source: pa.Table, part: pa.Table) -> None:
+    def write(self, number: int, part: pa.Table, rows_hash: str) -> None:
+        """Write batch ``number``'s part, recording this run and the hash of its input rows."""
         meta = {
-            **(source.schema.metadata or {}),
+            **(part.schema.metadata or {}),
             _RUN_KEY: json.dumps(self.run).encode(),
-            _ROWS_KEY: _rows_hash(source).encode(),
+            _ROWS_KEY: rows_hash.encode(),
         }
         write_table(part.replace_schema_metadata(meta), self.path(number))
 
@@ -368,6 +370,45 @@ class _Parts:
 
 
 # -- scheduling ----------------------------------------------------------------------------
+
+_QUIET = 0.0002
+"""CPU seconds: a turn of the event loop this cheap ran nothing but the task that waited.
+
+The event loop's own thread's CPU time, not the wall clock: a turn in which the process was
+merely descheduled (a busy machine) still counts as quiet."""
+
+
+async def _quiet(turns: int = 50) -> int:
+    """Wait for a turn of the event loop in which nothing else ran; how many turns it took.
+
+    Joining and writing a batch wait for such a turn before each step, so that the answers
+    already in are read and the next requests sent first: a late request delays the whole
+    run, a late part nothing. After ``turns`` busy turns it stops waiting.
+    """
+    for turn in range(1, turns + 1):
+        before = time.thread_time()
+        await asyncio.sleep(0)
+        if time.thread_time() - before < _QUIET:
+            return turn
+    return turns
+
+
+class _Finishing:
+    """The answered batches being joined and written: they finish even when the run stops."""
+
+    def __init__(self) -> None:
+        self.tasks: set[asyncio.Task[None]] = set()
+
+    async def run(self, step: Coroutine[Any, Any, None]) -> None:
+        """Run ``step`` to its end; cancelling the caller does not cancel it."""
+        task = asyncio.create_task(step)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+        await asyncio.shield(task)
+
+    async def settle(self) -> None:
+        """Wait for every batch still finishing (their errors are the run's no more)."""
+        await asyncio.gather(*self.tasks, return_exceptions=True)
 
 
 async def _drive(
@@ -485,23 +526,32 @@ def run_stage(
     call, close = _client(stage, api_key, base_url, conventions, timeout)
     made: dict[int, pa.Table] = {}  # the parts written in this run: not read back at the end
 
-    async def work(number: int, gate: _Gate, slots: asyncio.Semaphore) -> None:
+    async def work(
+        number: int, gate: _Gate, slots: asyncio.Semaphore, finishing: _Finishing
+    ) -> None:
         start = starts[number]
         batch = samples[start : start + batch_size]
         label = f"batch {number} (rows {start}..{start + len(batch) - 1})"
         sent = _with_ids(batch, start)  # no await before the slot: batches queue in order
         returned = await _send(call, sent, label, gate, slots)
+        await finishing.run(finish(number, batch.table, sent, returned, label))
 
-        # Joining and writing run in a thread, so the event loop stays free to send the next
-        # requests; a write under way when the run stops still completes (atomically).
+    async def finish(
+        number: int, source: pa.Table, sent: list[_Tagged], returned: Any, label: str
+    ) -> None:
+        """Join the answer and write its part, each step at a quiet turn of the event loop.
 
-        def finish() -> None:
-            joined = _join(sent, returned, label)
-            part = _part_table(batch.table, joined)
-            parts.write(number, batch.table, part)
-            made[number] = part
-
-        await asyncio.to_thread(finish)
+        The Parquet write runs in a thread (it lets go of the GIL); a write under way when the
+        run stops still completes, atomically.
+        """
+        await _quiet()
+        joined = _join(sent, returned, label)
+        await _quiet()
+        part = _part_table(source, joined)
+        rows_hash = _rows_hash(source)
+        await _quiet()
+        await asyncio.to_thread(parts.write, number, part, rows_hash)
+        made[number] = part
 
     with _progress(len(starts), len(starts) - len(todo), stage) as bar:
 
@@ -511,11 +561,14 @@ def run_stage(
                 on_batch(number)
 
         async def everything() -> None:
-            gate, slots = _Gate(retry), asyncio.Semaphore(concurrency)
+            gate, slots, finishing = _Gate(retry), asyncio.Semaphore(concurrency), _Finishing()
             try:  # twice the tasks as slots: a batch being joined and written holds none
-                await _drive(todo, lambda n: work(n, gate, slots), 2 * concurrency, done)
+                await _drive(todo, lambda n: work(n, gate, slots, finishing), 2 * concurrency, done)
             finally:
-                await close()
+                try:
+                    await finishing.settle()
+                finally:
+                    await close()
 
         try:
             _run_async(everything)
