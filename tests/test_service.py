@@ -488,6 +488,32 @@ def test_a_batch_answered_when_the_run_stops_is_still_written(
     assert_audited_copy(result, two)
 
 
+def test_an_answered_batch_that_cannot_be_kept_as_the_run_stops_is_logged(
+    samples: SampleSequence,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    async def slow_quiet(turns: int = 50) -> int:  # batch 0 is still being finished at the stop
+        await asyncio.sleep(0.5)
+        return 1
+
+    monkeypatch.setattr(roundtrip, "_quiet", slow_quiet)
+    out = tmp_path / "out.parquet"
+    with (
+        StubService(batch_faults={0: ["bad-block"], 100: ["402"]}) as stub,
+        caplog.at_level(logging.WARNING, logger="sdvm_hf.service.roundtrip"),
+        pytest.raises(ServiceError, match=r"batch 1 \(rows 100..199\): .*HTTP 402\)"),
+    ):
+        run(stub, samples[:200], out, concurrency=2)
+    assert sorted(first_rows(stub)) == [0, 100]
+    [warning] = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert warning.startswith(
+        "an answered batch was not kept: batch 0 (rows 0..99): malformed response: row 0: "
+    )
+    assert not out.with_name(out.name + ".parts").exists()
+
+
 def test_finishing_waits_for_a_quiet_turn_of_the_event_loop_but_not_for_ever() -> None:
     async def quiet_while(busy_turns: int, most: int) -> int:
         async def busy() -> None:  # each of its turns keeps the loop busy for a millisecond

@@ -407,8 +407,10 @@ class _Finishing:
         await asyncio.shield(task)
 
     async def settle(self) -> None:
-        """Wait for every batch still finishing (their errors are the run's no more)."""
-        await asyncio.gather(*self.tasks, return_exceptions=True)
+        """Wait for every batch still finishing as the run stops; log what could not be kept."""
+        for outcome in await asyncio.gather(*self.tasks, return_exceptions=True):
+            if isinstance(outcome, Exception):
+                log.warning("an answered batch was not kept: %s", outcome)
 
 
 async def _drive(
