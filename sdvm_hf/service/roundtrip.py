@@ -379,16 +379,20 @@ merely descheduled (a busy machine) still counts as quiet."""
 
 
 async def _quiet(turns: int = 50) -> int:
-    """Wait for a turn of the event loop in which nothing else ran; how many turns it took.
+    """Wait for two turns of the event loop in a row in which nothing else ran; how many turns.
 
-    Joining and writing a batch wait for such a turn before each step, so that the answers
-    already in are read and the next requests sent first: a late request delays the whole
-    run, a late part nothing. After ``turns`` busy turns it stops waiting.
+    Joining and writing a batch wait for them before each step, so that the answers already
+    in are read and the next requests sent first: a late request delays the whole run, a late
+    part nothing. Two turns, because what the loop has just read from a socket runs after the
+    task that waits, in the same turn: only the next turn shows it. After ``turns`` turns it
+    stops waiting.
     """
+    quiet = 0
     for turn in range(1, turns + 1):
         before = time.thread_time()
         await asyncio.sleep(0)
-        if time.thread_time() - before < _QUIET:
+        quiet = quiet + 1 if time.thread_time() - before < _QUIET else 0
+        if quiet == 2:
             return turn
     return turns
 
