@@ -1,11 +1,11 @@
 """The SDVM round trip with concurrent requests, against the local stand-in (Python >= 3.12).
 
-2,000 samples are 20 requests; the stand-in (in its own process, like the real service)
-answers each 0.2 s after it arrives. With ``concurrency`` N the ideal is 20 x 0.2 s / N; the
-figure is the median wall time of ``run_stage`` over several runs, as a ratio to that ideal
-(target <= 1.3). The same runs against an instant stand-in give the round trip's own work
-(tagging, joining, hashing, writing parts) as the measured floor. The machine's load average
-is printed too: on a busy machine every figure grows.
+2,000 samples are 20 requests; the stand-in (in its own process and keeping connections
+alive, like the real service) answers each 0.2 s after it arrives. With ``concurrency`` N the
+ideal is 20 x 0.2 s / N; the figure is the median wall time of ``run_stage`` over several
+runs, as a ratio to that ideal (target <= 1.3). The same runs against an instant stand-in
+give the round trip's own work (tagging, joining, hashing, writing parts) as the measured
+floor. The machine's load average is printed too: on a busy machine every figure grows.
 """
 
 from __future__ import annotations

@@ -42,6 +42,7 @@ def fixed(sample: dict[str, Any]) -> dict[str, Any]:
 class _Server(ThreadingHTTPServer):
     request_queue_size = 128  # the default 5 drops connections under concurrent requests
     daemon_threads = True
+    block_on_close = False  # a kept-alive connection a client left open must not hang close()
 
 
 class StubService:
@@ -51,7 +52,8 @@ class StubService:
     batch's first row to the faults its own requests meet, one per request (deterministic when
     requests run concurrently). A fault is "429", "500", "drop", "401", "402", or a malformed
     answer: "malformed" (no result list), "short" (one sample fewer), "duplicate" (the first
-    sample twice), "extra-changed" (a key added to the first sample's extra). ``requests`` records what arrived,
+    sample twice), "extra-changed" (a key added to the first sample's extra), "bad-block" (the
+    first sample's audit block a string). ``requests`` records what arrived,
     ``answered_rows`` the rows answered, ``most_in_flight`` the most requests held at once.
     """
 
@@ -75,6 +77,11 @@ class StubService:
         stub = self
 
         class Handler(BaseHTTPRequestHandler):
+            # Like a real HTTP server: connections are kept alive (HTTP/1.0 would make the
+            # client open a connection per request) and answers are not held back by Nagle.
+            protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True
+
             def log_message(self, *args: Any) -> None:
                 pass
 
@@ -134,6 +141,8 @@ class StubService:
                     out = [out[0], *out[:-1]]
                 elif fault == "extra-changed":
                     out = [{**out[0], "stub_added": True}, *out[1:]]  # extra is flat on the wire
+                elif fault == "bad-block":
+                    out = [{**out[0], "audit": "passed"}, *out[1:]]  # a block must be an object
                 else:
                     with stub.lock:
                         stub.answered_rows += [d["sdvm_hf_row"] for d in data]

@@ -25,6 +25,7 @@ from sdvm_hf import (
     write_parquet,
 )
 from sdvm_hf.cli import main
+from sdvm_hf.service import roundtrip
 
 if sys.version_info < (3, 12):
     pytest.skip(
@@ -245,6 +246,10 @@ def test_retries_run_out_with_a_message_naming_the_batch(
         ("short", r"malformed response: sent 100 samples, got 99"),
         ("duplicate", r"malformed response: a sample without a row id of its own \(100\)"),
         ("extra-changed", r"malformed response: row 100 came back with its extra changed"),
+        (
+            "bad-block",
+            r"malformed response: row 100: [\s\S]*audit must be a dict, got str 'passed'[\s\S]*",
+        ),
     ],
 )
 def test_a_malformed_answer_names_the_batch_and_says_how_to_resume(
@@ -308,6 +313,21 @@ def test_an_equal_standalone_table_reuses_the_parts_of_a_slice(
         result = run(again, standalone, out)
     assert first_rows(again) == [200]
     assert_audited_copy(result, standalone)
+
+
+def test_a_resumed_run_writes_the_same_file_as_an_uninterrupted_one(
+    samples: SampleSequence, tmp_path: Path
+) -> None:
+    whole = tmp_path / "whole.parquet"
+    with StubService() as stub:
+        run(stub, samples, whole)
+    out = tmp_path / "out.parquet"
+    interrupted(samples, out)  # batches 0 and 1 are read back, batch 2 is made in this run
+    with StubService() as again:
+        result = run(again, samples, out)
+    expected = pq.read_table(whole)
+    assert pq.read_table(out).equals(expected, check_metadata=True)
+    assert result.table.equals(expected, check_metadata=True)
 
 
 @pytest.mark.parametrize(
@@ -443,6 +463,74 @@ def test_an_interrupt_keeps_finished_parts_and_a_rerun_sends_only_the_rest(
     assert sorted(first_rows(again)) == sorted(set(range(0, 1000, 100)) - kept)
     assert set(first_rows(again)) & set(first_rows(stub)) <= set(first_rows(stub)) - kept
     assert_audited_copy(result, many)
+
+
+def test_a_batch_answered_when_the_run_stops_is_still_written(
+    samples: SampleSequence, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def slow_quiet(turns: int = 50) -> int:  # batch 0 is still being finished at the stop
+        await asyncio.sleep(0.5)
+        return 1
+
+    monkeypatch.setattr(roundtrip, "_quiet", slow_quiet)
+    out = tmp_path / "out.parquet"
+    two = samples[:200]
+    with (
+        StubService(batch_faults={100: ["402"]}) as stub,
+        pytest.raises(ServiceError, match=rf"batch 1 \(rows 100..199\): .*HTTP 402\); {RESUME}"),
+    ):
+        run(stub, two, out, concurrency=2)
+    assert sorted(first_rows(stub)) == [0, 100]
+    assert parts_of(out) == {0}
+    with StubService() as again:
+        result = run(again, two, out)
+    assert first_rows(again) == [100]
+    assert_audited_copy(result, two)
+
+
+def test_an_answered_batch_that_cannot_be_kept_as_the_run_stops_is_logged(
+    samples: SampleSequence,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    async def slow_quiet(turns: int = 50) -> int:  # batch 0 is still being finished at the stop
+        await asyncio.sleep(0.5)
+        return 1
+
+    monkeypatch.setattr(roundtrip, "_quiet", slow_quiet)
+    out = tmp_path / "out.parquet"
+    with (
+        StubService(batch_faults={0: ["bad-block"], 100: ["402"]}) as stub,
+        caplog.at_level(logging.WARNING, logger="sdvm_hf.service.roundtrip"),
+        pytest.raises(ServiceError, match=r"batch 1 \(rows 100..199\): .*HTTP 402\)"),
+    ):
+        run(stub, samples[:200], out, concurrency=2)
+    assert sorted(first_rows(stub)) == [0, 100]
+    [warning] = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert warning.startswith(
+        "an answered batch was not kept: batch 0 (rows 0..99): malformed response: row 0: "
+    )
+    assert not out.with_name(out.name + ".parts").exists()
+
+
+def test_finishing_waits_for_quiet_turns_of_the_event_loop_but_not_for_ever() -> None:
+    async def quiet_while(busy_turns: int, most: int) -> int:
+        async def busy() -> None:  # each of its turns keeps the loop busy for a millisecond
+            for _ in range(busy_turns):
+                end = time.thread_time() + 0.001
+                while time.thread_time() < end:
+                    pass
+                await asyncio.sleep(0)
+
+        task = asyncio.create_task(busy())
+        waited = await roundtrip._quiet(most)
+        await task
+        return waited
+
+    assert asyncio.run(quiet_while(0, 50)) == 2  # an idle loop: the first two turns are quiet
+    assert asyncio.run(quiet_while(3, 50)) == 5  # three busy turns, then two quiet ones
+    assert asyncio.run(quiet_while(100, 5)) == 5  # never quiet: gives up after five
 
 
 def test_concurrency_must_be_positive(samples: SampleSequence, tmp_path: Path) -> None:

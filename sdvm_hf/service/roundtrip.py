@@ -13,8 +13,9 @@ A rerun reuses a part only when that record matches; a batch whose rows changed 
 and parts of a different stage, batch size or conventions are refused. HTTP 429 makes every
 worker wait (one shared gate, exponential backoff); 5xx answers and dropped connections are
 retried a few times; 401 and 402 stop at once. A stop, an error or Ctrl-C cancels the requests
-in flight (they are sent again on rerun) and keeps every finished part. The API key is handed
-to the SDK and never written or logged.
+in flight (they are sent again on rerun); batches already answered are still joined and
+written, and every finished part is kept. The API key is handed to the SDK and never written
+or logged.
 
 Over 300 lines: the batching, resume record, retries and scheduling are one state machine
 whose invariants (a batch is done only once its part is written) read best in one place.
@@ -31,6 +32,7 @@ import logging
 import os
 import shutil
 import sys
+import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -40,7 +42,7 @@ from typing import Any, Literal, TypeVar
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sdvm_hf._wire import BLOCKS
+from sdvm_hf._wire import BLOCKS, RESERVED_KEYS
 from sdvm_hf.arrow._codec import changeable_columns
 from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.files import write_table
@@ -204,7 +206,6 @@ async def _send(
                 failure = None
                 gate.passed()
         if failure is None:
-            await asyncio.sleep(0)  # let the next batch take the slot before this one is joined
             return returned
         kind, message = _classify(failure)
         if kind == "stop":
@@ -250,7 +251,12 @@ def _with_ids(batch: SampleSequence, start: int) -> list[_Tagged]:
 
 
 def _join(sent: Sequence[_Tagged], returned: Any, label: str) -> list[MultipleChoiceSample]:
-    """The returned samples in the order sent, ids removed; ServiceError if they do not match."""
+    """The returned samples in the order sent; ServiceError if they do not match.
+
+    Each returned sample is validated, all but its ``extra``: that must equal the extra sent
+    (already valid), and is left out of the samples returned here, since a part keeps the
+    source's own ``extra`` column.
+    """
 
     def malformed(what: str) -> ServiceError:
         return ServiceError(f"{label}: malformed response: {what}; {RESUME}")
@@ -258,24 +264,28 @@ def _join(sent: Sequence[_Tagged], returned: Any, label: str) -> list[MultipleCh
     if not isinstance(returned, list) or len(returned) != len(sent):
         count = len(returned) if isinstance(returned, list) else type(returned).__name__
         raise malformed(f"sent {len(sent)} samples, got {count}")
-    by_id: dict[int, MultipleChoiceSample] = {}
+    by_id: dict[int, dict[str, Any]] = {}
     for item in returned:
         try:
             wire = dict(item.to_dict())
-            row = wire.pop(ROW_ID, None)
-            sample = MultipleChoiceSample.from_dict(wire)
         except (AttributeError, TypeError, ValueError) as error:
             raise malformed(str(error)) from None
+        row = wire.pop(ROW_ID, None)
         if not isinstance(row, int) or isinstance(row, bool) or row in by_id:
             raise malformed(f"a sample without a row id of its own ({row!r})")
-        by_id[row] = sample
+        by_id[row] = wire
     out = []
     for original in sent:
-        if original.row not in by_id:
+        answer = by_id.get(original.row)
+        if answer is None:
             raise malformed(f"row {original.row} did not come back")
-        back = by_id[original.row]
-        if back.extra != original.sample.extra:
+        extra = {key: answer.pop(key) for key in [*answer] if key not in RESERVED_KEYS}
+        if extra != original.sample.extra:
             raise malformed(f"row {original.row} came back with its extra changed")
+        try:
+            back = MultipleChoiceSample.from_dict(answer)
+        except (TypeError, ValueError) as error:
+            raise malformed(f"row {original.row}: {error}") from None
         if type(back) is not type(original.sample):
             raise malformed(f"row {original.row} came back as {type(back).__name__}")
         out.append(back)
@@ -341,11 +351,12 @@ class _Parts:
             return False
         return True
 
-    def write(self, number: int, source: pa.Table, part: pa.Table) -> None:
+    def write(self, number: int, part: pa.Table, rows_hash: str) -> None:
+        """Write batch ``number``'s part, recording this run and the hash of its input rows."""
         meta = {
-            **(source.schema.metadata or {}),
+            **(part.schema.metadata or {}),
             _RUN_KEY: json.dumps(self.run).encode(),
-            _ROWS_KEY: _rows_hash(source).encode(),
+            _ROWS_KEY: rows_hash.encode(),
         }
         write_table(part.replace_schema_metadata(meta), self.path(number))
 
@@ -359,6 +370,51 @@ class _Parts:
 
 
 # -- scheduling ----------------------------------------------------------------------------
+
+_QUIET = 0.0002
+"""CPU seconds: a turn of the event loop this cheap ran nothing but the task that waited.
+
+The event loop's own thread's CPU time, not the wall clock: a turn in which the process was
+merely descheduled (a busy machine) still counts as quiet."""
+
+
+async def _quiet(turns: int = 50) -> int:
+    """Wait for two turns of the event loop in a row in which nothing else ran; how many turns.
+
+    Joining and writing a batch wait for them before each step, so that the answers already
+    in are read and the next requests sent first: a late request delays the whole run, a late
+    part nothing. Two turns, because what the loop has just read from a socket runs after the
+    task that waits, in the same turn: only the next turn shows it. After ``turns`` turns it
+    stops waiting.
+    """
+    quiet = 0
+    for turn in range(1, turns + 1):
+        before = time.thread_time()
+        await asyncio.sleep(0)
+        quiet = quiet + 1 if time.thread_time() - before < _QUIET else 0
+        if quiet == 2:
+            return turn
+    return turns
+
+
+class _Finishing:
+    """The answered batches being joined and written: they finish even when the run stops."""
+
+    def __init__(self) -> None:
+        self.tasks: set[asyncio.Task[None]] = set()
+
+    async def run(self, step: Coroutine[Any, Any, None]) -> None:
+        """Run ``step`` to its end; cancelling the caller does not cancel it."""
+        task = asyncio.create_task(step)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+        await asyncio.shield(task)
+
+    async def settle(self) -> None:
+        """Wait for every batch still finishing as the run stops; log what could not be kept."""
+        for outcome in await asyncio.gather(*self.tasks, return_exceptions=True):
+            if isinstance(outcome, Exception):
+                log.warning("an answered batch was not kept: %s", outcome)
 
 
 async def _drive(
@@ -474,22 +530,34 @@ def run_stage(
             len(starts),
         )
     call, close = _client(stage, api_key, base_url, conventions, timeout)
+    made: dict[int, pa.Table] = {}  # the parts written in this run: not read back at the end
 
-    async def work(number: int, gate: _Gate, slots: asyncio.Semaphore) -> None:
+    async def work(
+        number: int, gate: _Gate, slots: asyncio.Semaphore, finishing: _Finishing
+    ) -> None:
         start = starts[number]
         batch = samples[start : start + batch_size]
         label = f"batch {number} (rows {start}..{start + len(batch) - 1})"
         sent = _with_ids(batch, start)  # no await before the slot: batches queue in order
         returned = await _send(call, sent, label, gate, slots)
+        await finishing.run(finish(number, batch.table, sent, returned, label))
 
-        # Joining and writing run in a thread, so the event loop stays free to send the next
-        # requests; a write under way when the run stops still completes (atomically).
+    async def finish(
+        number: int, source: pa.Table, sent: list[_Tagged], returned: Any, label: str
+    ) -> None:
+        """Join the answer and write its part, each step at a quiet turn of the event loop.
 
-        def finish() -> None:
-            joined = _join(sent, returned, label)
-            parts.write(number, batch.table, _part_table(batch.table, joined))
-
-        await asyncio.to_thread(finish)
+        The Parquet write runs in a thread (it lets go of the GIL); a write under way when the
+        run stops still completes, atomically.
+        """
+        await _quiet()
+        joined = _join(sent, returned, label)
+        await _quiet()
+        part = _part_table(source, joined)
+        rows_hash = _rows_hash(source)
+        await _quiet()
+        await asyncio.to_thread(parts.write, number, part, rows_hash)
+        made[number] = part
 
     with _progress(len(starts), len(starts) - len(todo), stage) as bar:
 
@@ -499,11 +567,14 @@ def run_stage(
                 on_batch(number)
 
         async def everything() -> None:
-            gate, slots = _Gate(retry), asyncio.Semaphore(concurrency)
+            gate, slots, finishing = _Gate(retry), asyncio.Semaphore(concurrency), _Finishing()
             try:  # twice the tasks as slots: a batch being joined and written holds none
-                await _drive(todo, lambda n: work(n, gate, slots), 2 * concurrency, done)
+                await _drive(todo, lambda n: work(n, gate, slots, finishing), 2 * concurrency, done)
             finally:
-                await close()
+                try:
+                    await finishing.settle()
+                finally:
+                    await close()
 
         try:
             _run_async(everything)
@@ -511,7 +582,10 @@ def run_stage(
             parts.drop_if_empty()
             raise
     metadata = samples.table.schema.metadata
-    tables = [parts.read(n, metadata) for n in range(len(starts))]
+    tables = [
+        made[n].replace_schema_metadata(metadata) if n in made else parts.read(n, metadata)
+        for n in range(len(starts))
+    ]
     result = pa.concat_tables(tables) if tables else samples.table
     write_table(result, output)
     shutil.rmtree(parts.folder, ignore_errors=True)
