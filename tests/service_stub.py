@@ -106,6 +106,9 @@ class StubService:
                     stub.in_flight += 1
                     stub.most_in_flight = max(stub.most_in_flight, stub.in_flight)
                 try:
+                    if fault.startswith("late-"):  # this answer comes 0.3 s after the others
+                        time.sleep(0.3)
+                        fault = fault.removeprefix("late-")
                     status, payload = self.answer(data, fault)
                     raw = json.dumps(payload).encode()
                     time.sleep(max(0.0, stub.delay - (time.monotonic() - arrived)))

@@ -261,10 +261,11 @@ def test_a_malformed_answer_names_the_batch_and_says_how_to_resume(
         pytest.raises(ServiceError, match=rf"batch 1 \(rows 100..199\): {message}; {RESUME}"),
     ):
         run(stub, samples, out, concurrency=1)
-    assert parts_of(out) == {0}
+    kept = parts_of(out)  # batch 2 may have been answered while batch 1 was being joined
+    assert {0} <= kept <= {0, 200}
     with StubService() as again:
         result = run(again, samples, out)
-    assert sorted(first_rows(again)) == [100, 200]
+    assert sorted(first_rows(again)) == sorted({100, 200} - kept)
     assert_audited_copy(result, samples)
     assert_audited_copy(read_parquet(out), samples)
 
@@ -476,7 +477,7 @@ def test_a_batch_answered_when_the_run_stops_is_still_written(
     out = tmp_path / "out.parquet"
     two = samples[:200]
     with (
-        StubService(batch_faults={100: ["402"]}) as stub,
+        StubService(batch_faults={100: ["late-402"]}) as stub,
         pytest.raises(ServiceError, match=rf"batch 1 \(rows 100..199\): .*HTTP 402\); {RESUME}"),
     ):
         run(stub, two, out, concurrency=2)
@@ -501,7 +502,7 @@ def test_an_answered_batch_that_cannot_be_kept_as_the_run_stops_is_logged(
     monkeypatch.setattr(roundtrip, "_quiet", slow_quiet)
     out = tmp_path / "out.parquet"
     with (
-        StubService(batch_faults={0: ["bad-block"], 100: ["402"]}) as stub,
+        StubService(batch_faults={0: ["bad-block"], 100: ["late-402"]}) as stub,
         caplog.at_level(logging.WARNING, logger="sdvm_hf.service.roundtrip"),
         pytest.raises(ServiceError, match=r"batch 1 \(rows 100..199\): .*HTTP 402\)"),
     ):
