@@ -17,6 +17,7 @@ import json
 import math
 import os
 from collections.abc import Iterable, Iterator, Sequence
+from functools import partial
 from pathlib import Path
 from typing import IO, Any, Literal
 
@@ -30,6 +31,7 @@ from sdvm_hf.arrow._validate import canonical, check_schema, checked_table
 from sdvm_hf.arrow.schema import sample_schema
 from sdvm_hf.arrow.sequence import SampleSequence, samples_to_table
 from sdvm_hf.errors import SampleTableError
+from sdvm_hf.load._local import parquet_file_batches
 from sdvm_hf.load.streaming import DECODE_ROWS, StreamingSamples
 from sdvm_hf.samples import MultipleChoiceSample
 
@@ -140,13 +142,7 @@ def parquet_batches(path: str | os.PathLike[str], batch_rows: int) -> Iterator[p
     if not os.path.isfile(path):
         raise FileNotFoundError(f"no such file: {path}")
     try:
-        # not memory-mapped and not pre-buffered: either keeps the pages read so far resident
-        reader = pq.ParquetFile(path, pre_buffer=False)
-        check_schema(reader.schema_arrow, str(path))
-        if reader.metadata.num_rows == 0:  # no batch: the schema still says what extra holds
-            yield reader.schema_arrow.empty_table()
-        for batch in reader.iter_batches(batch_size=batch_rows):
-            yield pa.Table.from_batches([batch])
+        yield from parquet_file_batches(path, batch_rows, partial(check_schema, source=str(path)))
     except (pa.ArrowInvalid, OSError) as error:
         raise SampleTableError(f"{path} cannot be read as Parquet: {error}") from error
 

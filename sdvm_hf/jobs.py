@@ -12,11 +12,12 @@ import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import IO
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sdvm_hf._atomic import AtomicFile, atomic_path
+from sdvm_hf._atomic import AtomicFile
 from sdvm_hf._progress import bar
 from sdvm_hf.arrow._rules import find_problems
 from sdvm_hf.arrow._validate import canonical
@@ -49,16 +50,14 @@ def rejects_path(output: str | os.PathLike[str]) -> Path:
     return output.with_name(f"{stem}.rejects.jsonl")
 
 
-def write_rejects(rejects: Rejects, path: str | os.PathLike[str]) -> None:
+def write_rejects(rejects: Rejects, out: IO[str]) -> None:
     """Write rejects as strict JSON Lines: row, column, expected, got, note, original row.
 
     What JSON cannot carry in an original row is written as text (see
     :func:`~sdvm_hf.arrow.rejects.json_line`): ``NaN`` and infinities as ``"NaN"``,
     ``"Infinity"``, ``"-Infinity"``.
     """
-    with atomic_path(path) as tmp, tmp.open("w", encoding="utf-8") as out:
-        for record in rejects.records():
-            out.write(json_line(record) + "\n")
+    out.writelines(json_line(record) + "\n" for record in rejects.records())
 
 
 def read_rejects(path: str | os.PathLike[str]) -> Rejects:
@@ -132,7 +131,7 @@ def convert_to_files(
                 tally.add(table)
                 tally.add_rejects(rejects)
                 writer.write(table)
-                lines.writelines(json_line(record) + "\n" for record in rejects.records())
+                write_rejects(rejects, lines)
             if tally.samples == 0 and tally.rejected:
                 writer.discard()
         # the sample file is in place before the rejects file changes

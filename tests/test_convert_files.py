@@ -415,3 +415,11 @@ def test_a_json_column_null_until_it_holds_objects_is_a_named_error(tmp_path: Pa
         load_hellaswag(data_files=str(path))
     streamed = load_hellaswag(data_files=str(path), streaming=True)
     assert sum(table.num_rows for table in streamed.tables()) == 30_000
+
+
+def test_batches_in_source_order_are_refused_after_shuffle_or_take() -> None:
+    stream = load_hellaswag(bundled=True, streaming=True)
+    assert sum(table.num_rows for table, _ in stream.batches()) == 296
+    for cut in (stream.shuffle(seed=1), stream.take(5)):
+        with pytest.raises(ValueError, match=r"call it before shuffle\(\) or take\(\)"):
+            cut.batches()

@@ -97,6 +97,10 @@ class StreamingSamples:
                 "batches() gives the source's batches in order; call it before shuffle() "
                 "or take(), or use tables()"
             )
+        return self._converted()
+
+    def _converted(self) -> Iterator[tuple[pa.Table, Rejects]]:
+        """The source's batches converted, in order (before ``shuffle`` and ``take``)."""
         select = None if self._select is None else replace(self._select, seen=set(), matched=0)
         for result in conversions(
             self._batches(), self._mapping, self._split, self._on_error, select, self._total
@@ -106,12 +110,9 @@ class StreamingSamples:
     def tables(self) -> Iterator[pa.Table]:
         """The stream as sample tables, batch by batch (after ``shuffle`` and ``take``)."""
         self.rejects = Rejects()
-        source = StreamingSamples(
-            self._batches, self._mapping, self._split, self._on_error, self._select, self._total
-        )
 
         def converted() -> Iterator[pa.Table]:
-            for table, rejects in source.batches():
+            for table, rejects in self._converted():
                 self.rejects = Rejects.join([self.rejects, rejects])
                 yield table
 
