@@ -256,10 +256,8 @@ def _group_values(table: pa.Table, key: str, json_extra: list[dict[str, Any]] | 
     """Each sample's value of the extra ``key``, as text (JSON for non-strings)."""
     if json_extra is not None:
         values = [extra.get(key, MISSING) for extra in json_extra]
-    elif key in table.schema.field("extra").type.names:
-        values = pc.struct_field(table.column("extra"), key).to_pylist()
     else:
-        values = [None] * table.num_rows
+        values = pc.struct_field(table.column("extra"), key).to_pylist()
     return [
         MISSING if value is None else value if isinstance(value, str) else json.dumps(value)
         for value in values
@@ -420,7 +418,8 @@ class Tally:
                     if isinstance(verdict, bool):
                         checks.setdefault(check, Counter())[str(verdict).lower()] += 1
         for key, groups in self._groups.items():
-            groups.add(_group_values(table, key, json_extra), audits, fixes)
+            if json_extra is not None or key in self._extra_keys():  # a struct's keys are fixed
+                groups.add(_group_values(table, key, json_extra), audits, fixes)
         self._total.add([""] * table.num_rows, audits, fixes)
 
     def _check_extra(self, table: pa.Table) -> None:
