@@ -466,14 +466,21 @@ def test_an_interrupt_keeps_finished_parts_and_a_rerun_sends_only_the_rest(
     assert_audited_copy(result, many)
 
 
-def test_a_batch_answered_when_the_run_stops_is_still_written(
-    samples: SampleSequence, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    async def slow_quiet(turns: int = 50) -> int:  # batch 0 is still being finished at the stop
+@pytest.fixture
+def slow_finishing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each answered batch waits half a second before it is joined: still finishing at a stop."""
+
+    async def slow_quiet(turns: int = 50) -> int:
         await asyncio.sleep(0.5)
         return 1
 
     monkeypatch.setattr(roundtrip, "_quiet", slow_quiet)
+
+
+@pytest.mark.usefixtures("slow_finishing")
+def test_a_batch_answered_when_the_run_stops_is_still_written(
+    samples: SampleSequence, tmp_path: Path
+) -> None:
     out = tmp_path / "out.parquet"
     two = samples[:200]
     with (
@@ -489,17 +496,10 @@ def test_a_batch_answered_when_the_run_stops_is_still_written(
     assert_audited_copy(result, two)
 
 
+@pytest.mark.usefixtures("slow_finishing")
 def test_an_answered_batch_that_cannot_be_kept_as_the_run_stops_is_logged(
-    samples: SampleSequence,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    caplog: pytest.LogCaptureFixture,
+    samples: SampleSequence, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    async def slow_quiet(turns: int = 50) -> int:  # batch 0 is still being finished at the stop
-        await asyncio.sleep(0.5)
-        return 1
-
-    monkeypatch.setattr(roundtrip, "_quiet", slow_quiet)
     out = tmp_path / "out.parquet"
     with (
         StubService(batch_faults={0: ["bad-block"], 100: ["late-402"]}) as stub,
