@@ -20,8 +20,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from _timing import medians, report
 
-from sdvm_hf import HELLASWAG, read_parquet
+from sdvm_hf import read_parquet
 from sdvm_hf.files import write_table
+from sdvm_hf.presets.hellaswag import HELLASWAG
 
 SOURCE = Path(
     sys.argv[1] if len(sys.argv) > 1 else "../shared/realdata/hellaswag/hub_validation.parquet"

@@ -36,8 +36,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from sdvm_hf import HELLASWAG
 from sdvm_hf.engines import FILE_COLUMN, ROW_COLUMN, init_ray, read_keyed, reject_rows, sample_rows
+from sdvm_hf.presets.hellaswag import HELLASWAG
 
 SHARDS = 10
 KEY = (pa.field("id", pa.int64()),)

@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from _timing import medians, report
 
-from sdvm_hf import HELLASWAG
+from sdvm_hf.presets.hellaswag import HELLASWAG
 
 REAL = Path(__file__).resolve().parents[2] / "shared" / "realdata" / "hellaswag"
 BUNDLED = Path(__file__).resolve().parents[1] / "sdvm_hf" / "data" / "hellaswag_validation.parquet"

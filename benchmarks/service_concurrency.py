@@ -20,7 +20,8 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from sdvm_hf import SampleSequence, load_hellaswag, run_stage
+from sdvm_hf import SampleSequence, load_hellaswag
+from sdvm_hf.service import run_stage
 
 ROWS = 2_000
 DELAY = 0.2

@@ -1,6 +1,6 @@
 """What the dataset recipes share: their options, the files they write, the SDVM round trip.
 
-Public API only (``from sdvm_hf import ...``). A recipe names a preset of ``sdvm_hf.PRESETS``;
+Public API only (``sdvm_hf`` and its namespaces ``jobs`` and ``service``). A recipe names a preset of ``sdvm_hf.PRESETS``;
 everything else (its Hub id, default split, bundled slice, conventions) comes from there.
 """
 
@@ -18,13 +18,12 @@ from sdvm_hf import (
     LayoutError,
     SampleSequence,
     SampleTableError,
-    ServiceError,
-    convert_to_files,
-    load_preset,
-    run_stage,
+    load,
     summarize,
     write_jsonl,
 )
+from sdvm_hf.jobs import convert_to_files
+from sdvm_hf.service import ServiceError, run_stage
 
 
 def options(name: str) -> argparse.ArgumentParser:
@@ -84,7 +83,7 @@ def run(name: str, argv: Sequence[str] | None = None) -> SampleSequence:
     args = options(name).parse_args(argv)
     preset = PRESETS[name]
     bundled = not args.from_hub and not args.data_files and preset.bundled is not None
-    samples = load_preset(
+    samples = load(
         preset,
         split=args.split,
         bundled=bundled,

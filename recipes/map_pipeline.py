@@ -12,7 +12,9 @@ from pathlib import Path
 
 import datasets
 
-from sdvm_hf import HELLASWAG, MultipleChoiceCompletionSample, read_parquet, split_rejects
+from sdvm_hf import MultipleChoiceCompletionSample, read_parquet
+from sdvm_hf.convert.mapping import split_rejects
+from sdvm_hf.presets.hellaswag import HELLASWAG
 
 parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
 parser.add_argument("--out", type=Path, default=Path("out/hellaswag-activitynet.parquet"))

@@ -26,13 +26,12 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sdvm_hf import (
+from sdvm_hf import PRESETS, MultipleChoiceMapping
+from sdvm_hf.convert.mapping import REJECT_COLUMN
+from sdvm_hf.engines import (
     FILE_COLUMN,
     FILE_ROW_KEY,
-    PRESETS,
-    REJECT_COLUMN,
     ROW_COLUMN,
-    MultipleChoiceMapping,
     init_ray,
     read_keyed,
     reject_rows,

@@ -47,6 +47,16 @@ from sdvm_hf.convert.mapping import REJECT_COLUMN
 if TYPE_CHECKING:
     import datasets
 
+__all__ = [
+    "FILE_COLUMN",
+    "FILE_ROW_KEY",
+    "ROW_COLUMN",
+    "init_ray",
+    "read_keyed",
+    "reject_rows",
+    "sample_rows",
+]
+
 FILE_COLUMN = "src_file"
 """The column :func:`read_keyed` adds: the file a row comes from, as it was named."""
 ROW_COLUMN = "src_row"

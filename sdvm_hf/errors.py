@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+__all__ = ["ConversionError", "LayoutError", "Problem", "Reject", "SampleTableError"]
+
 PathPart = str | int
 """A column or key name (``str``) or a list position (``int``)."""
 

@@ -31,9 +31,24 @@ from sdvm_hf.arrow._validate import canonical, check_schema, checked_table
 from sdvm_hf.arrow.schema import sample_schema
 from sdvm_hf.arrow.sequence import SampleSequence, samples_to_table
 from sdvm_hf.errors import SampleTableError
-from sdvm_hf.load._local import parquet_file_batches
-from sdvm_hf.load.streaming import DECODE_ROWS, StreamingSamples
 from sdvm_hf.samples import MultipleChoiceSample
+from sdvm_hf.sources._local import parquet_file_batches
+from sdvm_hf.sources.streaming import DECODE_ROWS, StreamingSamples
+
+__all__ = [
+    "FORMATS",
+    "Format",
+    "SampleWriter",
+    "format_of",
+    "iter_jsonl",
+    "iter_parquet",
+    "read_jsonl",
+    "read_parquet",
+    "read_samples",
+    "write_jsonl",
+    "write_parquet",
+    "write_samples",
+]
 
 Format = Literal["parquet", "jsonl", "jsonl.gz"]
 """A sample file's format, named by its extension."""
@@ -66,7 +81,7 @@ def write_parquet(
 ) -> int:
     """Write samples (or a sample table) to a Parquet file; return how many rows.
 
-    A :class:`~sdvm_hf.load.streaming.StreamingSamples` is written batch by batch as it is
+    A :class:`~sdvm_hf.sources.streaming.StreamingSamples` is written batch by batch as it is
     converted: the whole table is never held.
 
     The file loads with :func:`read_parquet`, ``pyarrow.parquet.read_table`` and

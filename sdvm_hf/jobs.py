@@ -33,10 +33,21 @@ from sdvm_hf.files import (
     parquet_batches,
     read_samples,
 )
-from sdvm_hf.load.streaming import StreamingSamples
 from sdvm_hf.report import ReportFormat, write_report
 from sdvm_hf.samples import MultipleChoiceSample
+from sdvm_hf.sources.streaming import StreamingSamples
 from sdvm_hf.summary import Summary, Tally
+
+__all__ = [
+    "Converted",
+    "Validation",
+    "convert_to_files",
+    "inspect_file",
+    "read_rejects",
+    "rejects_path",
+    "report_file",
+    "validate_file",
+]
 
 
 def rejects_path(output: str | os.PathLike[str]) -> Path:
@@ -108,7 +119,7 @@ def convert_to_files(
 ) -> Converted:
     """Write converted samples to ``output`` and their rejects beside it; summarise them.
 
-    A :class:`~sdvm_hf.load.streaming.StreamingSamples` is converted, written and summarised
+    A :class:`~sdvm_hf.sources.streaming.StreamingSamples` is converted, written and summarised
     batch by batch (samples, rejects and summary alike), so memory stays flat at any size.
     When every row is rejected, no sample file is written (an earlier one stays as it was)
     and ``output`` is ``None``. The rejects file is rewritten on every run, and removed

@@ -22,6 +22,8 @@ from sdvm_hf._atomic import atomic_path
 from sdvm_hf._html import CSS, Html, bar, el, join, number, percent, table
 from sdvm_hf.summary import ALPHA, MIN_EXPECTED, Group, Summary, bias_verdict
 
+__all__ = ["ReportFormat", "report_format", "report_html", "report_json", "write_report"]
+
 ReportFormat = Literal["html", "json"]
 """A report's encoding."""
 

@@ -32,6 +32,12 @@ from sdvm_hf._wire import (
     style_problem,
 )
 
+__all__ = [
+    "MultipleChoiceCompletionSample",
+    "MultipleChoiceQuestionAnswerSample",
+    "MultipleChoiceSample",
+]
+
 
 def _json_object(value: object, name: str) -> FrozenDict:
     if isinstance(value, Mapping) and not isinstance(value, dict):

@@ -27,6 +27,8 @@ from sdvm_hf.arrow.rejects import Rejects
 from sdvm_hf.errors import Problem
 from sdvm_hf.samples import class_for_style
 
+__all__ = ["Group", "PositionBias", "Summary", "Tally", "position_bias", "summarize"]
+
 
 def chi_square_sf(statistic: float, df: int) -> float:
     """P(X >= statistic) for X chi-square distributed with ``df`` degrees of freedom.

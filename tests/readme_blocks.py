@@ -75,15 +75,16 @@ def run_blocks(
     root: Path,
     env: dict[str, str] | None = None,
     available: set[str] = frozenset(),  # type: ignore[assignment]
+    name: str = "README.md",
 ) -> list[tuple[Block, str]]:
     """Run every block of ``text`` in ``folder``; return the blocks skipped and why.
 
-    Raises :class:`BlockFailed` naming the README line of the first block that fails.
+    Raises :class:`BlockFailed` naming the file (``name``) and line of the first block that fails.
     """
-    for name in ("recipes", "tests"):
-        link = folder / name
+    for shared in ("recipes", "tests"):
+        link = folder / shared
         if not link.exists():
-            link.symlink_to(root / name)
+            link.symlink_to(root / shared)
     venv = folder / ".venv"
     if not venv.exists():
         venv.symlink_to(Path(sys.prefix))
@@ -101,7 +102,7 @@ def run_blocks(
             if reason is not None:
                 skipped.append((block, reason))
                 continue
-            _run(block, namespace, environment)
+            _run(block, namespace, environment, name)
     finally:
         os.chdir(cwd)
         for key, value in saved.items():
@@ -112,12 +113,12 @@ def run_blocks(
     return skipped
 
 
-def _run(block: Block, namespace: dict[str, Any], environment: dict[str, str]) -> None:
+def _run(block: Block, namespace: dict[str, Any], environment: dict[str, str], name: str) -> None:
     if block.lang == "python":
         try:
-            exec(compile(block.code, f"README.md:{block.line + 1}", "exec"), namespace)
+            exec(compile(block.code, f"{name}:{block.line + 1}", "exec"), namespace)
         except BaseException as error:
-            raise BlockFailed(f"README.md line {block.line + 1}: {error!r}") from error
+            raise BlockFailed(f"{name} line {block.line + 1}: {error!r}") from error
         return
     done = subprocess.run(
         ["bash", "-eo", "pipefail", "-c", block.code],
@@ -129,5 +130,5 @@ def _run(block: Block, namespace: dict[str, Any], environment: dict[str, str]) -
     )
     if done.returncode != 0:
         raise BlockFailed(
-            f"README.md line {block.line + 1}: exit {done.returncode}\n{done.stdout}\n{done.stderr}"
+            f"{name} line {block.line + 1}: exit {done.returncode}\n{done.stdout}\n{done.stderr}"
         )

@@ -7,7 +7,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from sdvm_hf import read_parquet, samples_to_table
+from sdvm_hf import read_parquet
+from sdvm_hf.arrow.sequence import samples_to_table
 from sdvm_hf.cli import main
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -64,7 +64,7 @@ def test_rejects_are_strict_json_and_say_how_a_nan_is_written(tmp_path: Path) ->
     path = tmp_path / "pro.parquet"
     pq.write_table(table.append_column("score", scores), path)
     samples = load_mmlu(data_files=path, on_error="skip")
-    from sdvm_hf import convert_to_files
+    from sdvm_hf.jobs import convert_to_files
 
     convert_to_files(samples, tmp_path / "o.parquet")
     lines = (tmp_path / "o.rejects.jsonl").read_text().splitlines()

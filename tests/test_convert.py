@@ -11,8 +11,6 @@ import pyarrow.parquet as pq
 import pytest
 
 from sdvm_hf import (
-    HELLASWAG,
-    MMLU_LAYOUTS,
     ConversionError,
     LayoutError,
     MultipleChoiceCompletionSample,
@@ -21,9 +19,10 @@ from sdvm_hf import (
     Reject,
     Rejects,
     SampleSequence,
-    detect_mmlu_layout,
-    split_rejects,
 )
+from sdvm_hf.convert.mapping import split_rejects
+from sdvm_hf.presets.hellaswag import HELLASWAG
+from sdvm_hf.presets.mmlu import MMLU_LAYOUTS, detect_mmlu_layout
 
 FIXTURES = Path(__file__).parent / "fixtures"
 HELLASWAG_HUB = FIXTURES / "hellaswag" / "validation.parquet"

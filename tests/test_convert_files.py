@@ -18,19 +18,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from sdvm_hf import (
-    ConversionError,
-    SampleTableError,
-    convert_to_files,
-    inspect_file,
-    load_hellaswag,
-    read_parquet,
-    summarize,
-    validate_file,
-)
+from sdvm_hf import ConversionError, SampleTableError, load_hellaswag, read_parquet, summarize
 from sdvm_hf.cli import main
-from sdvm_hf.jobs import read_rejects
-from sdvm_hf.load.streaming import STREAM_ROWS
+from sdvm_hf.jobs import convert_to_files, inspect_file, read_rejects, validate_file
+from sdvm_hf.sources.streaming import STREAM_ROWS
 
 FIXTURE = Path(__file__).parent / "fixtures" / "hellaswag" / "validation.parquet"
 ROWS = 40_000

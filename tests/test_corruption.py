@@ -21,15 +21,11 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from sdvm_hf import (
-    HELLASWAG,
-    MMLU_LAYOUTS,
-    ConversionError,
-    MultipleChoiceMapping,
-    SampleSequence,
-    split_rejects,
-)
+from sdvm_hf import ConversionError, MultipleChoiceMapping, SampleSequence
 from sdvm_hf.arrow.rejects import json_line
+from sdvm_hf.convert.mapping import split_rejects
+from sdvm_hf.presets.hellaswag import HELLASWAG
+from sdvm_hf.presets.mmlu import MMLU_LAYOUTS
 
 FIXTURES = Path(__file__).parent / "fixtures"
 HELLASWAG_ROWS = pq.read_table(FIXTURES / "hellaswag" / "validation.parquet")

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from sdvm_hf import MultipleChoiceMapping, load_mmlu, load_multiple_choice
+from sdvm_hf import MultipleChoiceMapping, load, load_mmlu
 
 MAPPING = MultipleChoiceMapping(
     name="exam",
@@ -67,7 +67,7 @@ def test_a_header_row_of_known_column_names_is_a_header(tmp_path: Path) -> None:
 
 def test_a_generic_csv_always_has_a_header(tmp_path: Path) -> None:
     rows = [["question", "A", "B", "C", "D", "answer", "id"], ["Q?", "a", "b", "c", "d", "B", "01"]]
-    samples = load_multiple_choice(None, MAPPING, data_files=write_csv(tmp_path / "g.csv", rows))
+    samples = load(MAPPING, data_files=write_csv(tmp_path / "g.csv", rows))
     assert samples[0].extra == {"id": "01"}  # text stays text
 
 

@@ -18,12 +18,12 @@ from sdvm_hf import (
     Problem,
     Reject,
     SampleTableError,
-    ServiceError,
     read_jsonl,
     read_parquet,
     write_jsonl,
     write_parquet,
 )
+from sdvm_hf.service import ServiceError
 
 BASE: dict[str, Any] = {
     "context": "Which is a metal?",
@@ -261,7 +261,7 @@ FILES = {
 def test_validate_agrees_with_read_parquet(name: str, tmp_path: Path) -> None:
     import pyarrow as pa
 
-    from sdvm_hf import validate_file
+    from sdvm_hf.jobs import validate_file
 
     path = tmp_path / "file.parquet"
     pq.write_table(pa.table(FILES[name]), path)

@@ -11,7 +11,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("sdvm_hf.samples",),
     ("sdvm_hf.arrow",),
     ("sdvm_hf.convert",),
-    ("sdvm_hf.load",),
+    ("sdvm_hf.sources",),
     ("sdvm_hf.presets",),
     ("sdvm_hf.files", "sdvm_hf.summary", "sdvm_hf._html", "sdvm_hf.engines"),
     ("sdvm_hf.report",),

@@ -10,16 +10,17 @@ import pytest
 
 import sdvm_hf
 from sdvm_hf import (
-    HELLASWAG,
     MultipleChoiceCompletionSample,
     MultipleChoiceQuestionAnswerSample,
     SampleSequence,
     StreamingSamples,
+    load,
     load_hellaswag,
     load_mmlu,
-    load_multiple_choice,
     read_parquet,
 )
+from sdvm_hf.presets.hellaswag import HELLASWAG
+from sdvm_hf.presets.mmlu import MMLU_LAYOUTS
 
 FIXTURES = Path(__file__).parent / "fixtures"
 MMLU = FIXTURES / "mmlu"
@@ -239,7 +240,7 @@ def test_no_loader_ever_enables_remote_code(monkeypatch: pytest.MonkeyPatch) -> 
     hub = FakeHub(MMLU / "cais_test.parquet")
     monkeypatch.setattr(datasets, "load_dataset", hub)
     load_mmlu()
-    load_multiple_choice("cais/mmlu", sdvm_hf.MMLU_LAYOUTS["cais"], name="all", split="test")
+    load(MMLU_LAYOUTS["cais"], "all", "test", hub="cais/mmlu")
     list(load_mmlu(streaming=True))
     assert hub.calls and all("trust_remote_code" not in kwargs for _, kwargs in hub.calls)
 
@@ -254,7 +255,7 @@ def test_the_generic_loader_maps_any_dataset(tmp_path: Path) -> None:
     mapping = sdvm_hf.MultipleChoiceMapping(
         name="piqa", context="goal", choices=("sol1", "sol2"), answer="label", style="qa"
     )
-    (sample,) = load_multiple_choice(None, mapping, data_files=path, split="validation")
+    (sample,) = load(mapping, split="validation", data_files=path)
     assert sample.choices == ["Twist the lid.", "Eat the lid."] and sample.extra == {}
     assert (
         HELLASWAG.schema(pq.read_schema(FIXTURES / "hellaswag" / "validation.parquet"))

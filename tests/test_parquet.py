@@ -16,16 +16,14 @@ from sdvm_hf import (
     MultipleChoiceSample,
     SampleSequence,
     SampleTableError,
-    inspect_file,
-    iter_parquet,
     load_hellaswag,
     read_parquet,
-    sample_features,
-    sample_schema,
-    samples_to_table,
-    validate_file,
     write_parquet,
 )
+from sdvm_hf.arrow.schema import sample_features, sample_schema
+from sdvm_hf.arrow.sequence import samples_to_table
+from sdvm_hf.files import iter_parquet
+from sdvm_hf.jobs import inspect_file, validate_file
 
 STEM = MultipleChoiceCompletionSample(
     context="A woman applies mascara. she",

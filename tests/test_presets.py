@@ -4,6 +4,7 @@ Each expected sample comes from a plain-Python reading of the dataset's document
 (``REFERENCE``), row by row, independent of the vectorised table form under test.
 """
 
+import importlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -23,13 +24,19 @@ from sdvm_hf import (
     MultipleChoiceQuestionAnswerSample,
     MultipleChoiceSample,
     SampleSequence,
-    load_preset,
+    load,
     read_jsonl,
     read_parquet,
     write_jsonl,
     write_parquet,
 )
 from sdvm_hf.cli import main
+from sdvm_hf.presets.arc import ARC
+from sdvm_hf.presets.openbookqa import OPENBOOKQA
+from sdvm_hf.presets.social_i_qa import SOCIAL_I_QA
+from sdvm_hf.presets.swag import SWAG
+from sdvm_hf.presets.truthfulqa import TRUTHFULQA
+from sdvm_hf.presets.winogrande import WINOGRANDE
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -155,12 +162,12 @@ def expected_samples(name: str, source: pa.Table) -> list[MultipleChoiceSample]:
     return samples
 
 
-def test_every_new_preset_has_a_reference_a_fixture_a_loader_and_an_export() -> None:
+def test_every_new_preset_has_a_reference_a_fixture_and_its_module_mapping() -> None:
     assert set(ONE_FIXTURE) == set(PRESETS)
     for name in REFERENCE:
-        assert f"load_{name}" in sdvm_hf.__all__
-        assert name.upper() in sdvm_hf.__all__
-        assert getattr(sdvm_hf, name.upper()) is PRESETS[name].mapping([])
+        module = importlib.import_module(f"sdvm_hf.presets.{name}")
+        assert getattr(module, name.upper()) is PRESETS[name].mapping([])
+        assert not hasattr(sdvm_hf, f"load_{name}")  # one front door: load(name, ...)
 
 
 @pytest.mark.parametrize(("name", "file", "split"), ANSWERED)
@@ -240,15 +247,12 @@ def test_a_withheld_split_is_explained_as_withheld(name: str, file: str, column:
 
 
 @pytest.mark.parametrize(("name", "file", "split"), ANSWERED)
-def test_the_named_loader_and_load_preset_read_local_copies(
-    name: str, file: str, split: str
-) -> None:
-    loader = getattr(sdvm_hf, f"load_{name}")
-    by_name = loader(split=split, data_files=str(FIXTURES / file))
-    by_preset = load_preset(PRESETS[name], split=split, data_files=str(FIXTURES / file))
+def test_load_reads_every_preset_with_the_same_arguments(name: str, file: str, split: str) -> None:
+    by_name = load(name, None, split, data_files=str(FIXTURES / file))
+    by_preset = load(PRESETS[name], split=split, data_files=str(FIXTURES / file))
     source = pq.read_table(FIXTURES / file)
     assert list(by_name) == list(by_preset) == expected_samples(name, source)
-    streamed = loader(split=split, data_files=str(FIXTURES / file), streaming=True)
+    streamed = load(name, None, split, data_files=str(FIXTURES / file), streaming=True)
     assert list(streamed) == list(by_name)
 
 
@@ -292,7 +296,7 @@ def changed(file: str, row: int, **change: Any) -> pa.Table:
 @pytest.mark.parametrize("label", ["2", "2\n", " 2 ", "2\r\n"])
 def test_social_i_qa_labels_ignore_whitespace_around_them(label: str) -> None:
     source = changed("social_i_qa/default-validation.parquet", 1, label=label)
-    samples = list(SampleSequence(sdvm_hf.SOCIAL_I_QA.table(source)))
+    samples = list(SampleSequence(SOCIAL_I_QA.table(source)))
     assert samples[1].answer_index == 1
     assert samples[0].answer_index == 2  # the fixture's raw "3\n"
     assert samples[1].extra == {
@@ -317,13 +321,13 @@ def test_social_i_qa_other_labels_are_bad_rows(label: str, expected: str, note: 
         match=rf"social_i_qa validation row 1, column 'label': expected {expected}, "
         rf"got {label!r}{note}",
     ):
-        sdvm_hf.SOCIAL_I_QA.table(source, split="validation")
+        SOCIAL_I_QA.table(source, split="validation")
 
 
 def test_arc_matches_digit_labels_in_any_order_never_by_position() -> None:
     choices = {"text": ["three", "one", "two"], "label": ["3", "1", "2"]}
     source = changed("arc/ARC-Challenge-test.parquet", 1, choices=choices, answerKey="1")
-    sample = list(SampleSequence(sdvm_hf.ARC.table(source)))[1]
+    sample = list(SampleSequence(ARC.table(source)))[1]
     assert (sample.choices, sample.answer_index) == (["three", "one", "two"], 1)
 
 
@@ -359,7 +363,7 @@ def test_arc_answers_that_match_no_single_label_are_bad_rows(
     with pytest.raises(
         ConversionError, match=rf"arc test row 1, column 'answerKey': expected {expected}$"
     ):
-        sdvm_hf.ARC.table(source, split="test")
+        ARC.table(source, split="test")
 
 
 @pytest.mark.parametrize(
@@ -377,8 +381,8 @@ def test_truthfulqa_needs_exactly_one_true_flag_per_choice(labels: list[int]) ->
             "[", r"\["
         ).replace("]", r"\]"),
     ):
-        sdvm_hf.TRUTHFULQA.table(source, split="validation")
-    kept = sdvm_hf.TRUTHFULQA.convert(source, on_error="skip")
+        TRUTHFULQA.table(source, split="validation")
+    kept = TRUTHFULQA.convert(source, on_error="skip")
     assert [r.row for r in kept.rejects] == [2] and kept.table.num_rows == 4
 
 
@@ -399,13 +403,13 @@ def test_winogrande_sentences_that_cannot_be_split_are_bad_rows(
         match=rf"winogrande validation row 1, column 'sentence': expected {expected}, "
         rf"got .*{note}",
     ):
-        sdvm_hf.WINOGRANDE.table(source, split="validation")
+        WINOGRANDE.table(source, split="validation")
 
 
 def test_winogrande_keeps_the_spacing_after_the_blank() -> None:
     sentence = "The trophy doesn't fit in the suitcase because the _, is too big."
     source = changed("winogrande/winogrande_xl-validation.parquet", 0, sentence=sentence)
-    sample = SampleSequence(sdvm_hf.WINOGRANDE.table(source))[0]
+    sample = SampleSequence(WINOGRANDE.table(source))[0]
     assert sample.context == "The trophy doesn't fit in the suitcase because the"
     assert sample.choices == ["Ian, is too big.", "Dennis, is too big."]
     assert sample.extra["sentence"] == sentence
@@ -413,7 +417,7 @@ def test_winogrande_keeps_the_spacing_after_the_blank() -> None:
 
 def test_swag_extra_keeps_the_hyphenated_names_in_order() -> None:
     source = pq.read_table(FIXTURES / "swag" / "regular-validation.parquet")
-    table = sdvm_hf.SWAG.table(source)
+    table = SWAG.table(source)
     assert [f.name for f in table.schema.field("extra").type] == [
         "video-id",
         "fold-ind",
@@ -425,6 +429,6 @@ def test_swag_extra_keeps_the_hyphenated_names_in_order() -> None:
 
 def test_openbookqa_additional_keeps_its_float32_scores() -> None:
     source = pq.read_table(FIXTURES / "openbookqa" / "additional-train.parquet")
-    extra = sdvm_hf.OPENBOOKQA.table(source).schema.field("extra").type
+    extra = OPENBOOKQA.table(source).schema.field("extra").type
     assert extra.field("humanScore").type == pa.float32()
     assert extra.field("clarity").type == pa.float32()

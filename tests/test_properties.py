@@ -1,17 +1,16 @@
 import io
 
 import pyarrow.parquet as pq
+import pytest
 from helpers import assert_same_samples
 from hypothesis import given
 from hypothesis import strategies as st
 from strategies import samples, uniform_batches
 
-from sdvm_hf import (
-    MultipleChoiceSample,
-    SampleSequence,
-    samples_to_table,
-    table_to_samples,
-)
+from sdvm_hf import MultipleChoiceSample, SampleSequence
+from sdvm_hf.arrow.sequence import samples_to_table, table_to_samples
+
+pytestmark = pytest.mark.slow
 
 
 @given(samples())

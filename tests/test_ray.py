@@ -22,7 +22,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
-from sdvm_hf import HELLASWAG, ConversionError, LayoutError, Rejects, read_parquet
+from sdvm_hf import ConversionError, LayoutError, Rejects, read_parquet
 from sdvm_hf.engines import (
     FILE_COLUMN,
     FILE_ROW_KEY,
@@ -32,6 +32,9 @@ from sdvm_hf.engines import (
     reject_rows,
     sample_rows,
 )
+from sdvm_hf.presets.hellaswag import HELLASWAG
+
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).parent.parent
 BUNDLED = Path(str(resources.files("sdvm_hf") / "data" / "hellaswag_validation.parquet"))

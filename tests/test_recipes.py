@@ -10,6 +10,8 @@ import pytest
 
 from sdvm_hf import read_jsonl, read_parquet
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).parent.parent
 FIXTURES = Path(__file__).parent / "fixtures"
 

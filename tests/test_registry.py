@@ -7,7 +7,7 @@ import pyarrow.parquet as pq
 import pytest
 import tiny_preset
 
-from sdvm_hf import PRESETS, MultipleChoiceQuestionAnswerSample, load_preset, read_parquet
+from sdvm_hf import PRESETS, MultipleChoiceQuestionAnswerSample, load, read_parquet
 from sdvm_hf.cli import main
 
 ROOT = Path(__file__).parent.parent
@@ -29,7 +29,7 @@ def tiny(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_a_registered_preset_loads_through_the_loader(tiny: Path) -> None:
-    samples = load_preset(PRESETS["tiny"], data_files=tiny, on_error="skip")
+    samples = load(PRESETS["tiny"], data_files=tiny, on_error="skip")
     assert [(s.context, s.answer_index, s.extra) for s in samples] == [
         ("Is water wet?", 0, {"id": 1}),
         ("Is fire cold?", 1, {"id": 2}),

@@ -14,17 +14,15 @@ import pytest
 from sdvm_hf import (
     MultipleChoiceSample,
     SampleSequence,
-    convert_to_files,
     load_hellaswag,
     load_mmlu,
     read_samples,
-    report_file,
-    report_html,
     summarize,
     write_parquet,
 )
 from sdvm_hf.cli import main
-from sdvm_hf.jobs import read_rejects, rejects_path
+from sdvm_hf.jobs import convert_to_files, read_rejects, rejects_path, report_file
+from sdvm_hf.report import report_html
 from sdvm_hf.summary import MISSING, Summary, chi_square_sf, position_bias, reject_reasons
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -446,7 +444,8 @@ def test_the_page_of_a_file_refined_by_the_stand_in_service(tmp_path: Path) -> N
     pytest.importorskip("sdvm", reason="install the 'sdvm' extra: pip install -e '.[sdvm]'")
     from service_stub import StubService
 
-    from sdvm_hf import PRESETS, Retry, run_stage
+    from sdvm_hf import PRESETS
+    from sdvm_hf.service import Retry, run_stage
 
     samples = load_hellaswag(bundled=True)
     contexts = samples.table.column("context").to_pylist()

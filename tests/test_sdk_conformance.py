@@ -9,6 +9,8 @@ from strategies import samples
 
 from sdvm_hf import MultipleChoiceSample
 
+pytestmark = pytest.mark.slow
+
 if sys.version_info < (3, 12):
     pytest.skip(
         "the sdvm SDK needs Python >= 3.12; CI runs these under 3.12", allow_module_level=True

@@ -13,23 +13,21 @@ from helpers import assert_same_samples
 
 import sdvm_hf.arrow._chunks as chunking
 from sdvm_hf import (
-    HELLASWAG,
     MultipleChoiceMapping,
     SampleSequence,
     SampleTableError,
     StreamingSamples,
-    concatenate_samples,
-    iter_parquet,
     load_hellaswag,
     load_mmlu,
     read_jsonl,
     read_parquet,
-    samples_to_table,
-    table_to_samples,
     write_jsonl,
     write_parquet,
 )
-from sdvm_hf.load.sources import bundled_file
+from sdvm_hf.arrow.sequence import concatenate_samples, samples_to_table, table_to_samples
+from sdvm_hf.files import iter_parquet
+from sdvm_hf.presets.hellaswag import HELLASWAG
+from sdvm_hf.sources.source import bundled_file
 
 
 @pytest.fixture(scope="module")

@@ -14,18 +14,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from sdvm_hf import (
-    PRESETS,
-    Retry,
-    SampleSequence,
-    ServiceError,
-    load_hellaswag,
-    read_parquet,
-    run_stage,
-    write_parquet,
-)
+from sdvm_hf import PRESETS, SampleSequence, load_hellaswag, read_parquet, write_parquet
 from sdvm_hf.cli import main
-from sdvm_hf.service import roundtrip
+from sdvm_hf.service import Retry, ServiceError, roundtrip, run_stage
 
 if sys.version_info < (3, 12):
     pytest.skip(

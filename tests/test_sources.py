@@ -10,10 +10,11 @@ import pyarrow.parquet as pq
 import pytest
 
 import sdvm_hf
-from sdvm_hf import load_hellaswag, load_mmlu, load_multiple_choice
+from sdvm_hf import load, load_hellaswag, load_mmlu
 from sdvm_hf._progress import bar, disabled, quiet
-from sdvm_hf.load._split import parse_split
-from sdvm_hf.load.sources import Source, load_table
+from sdvm_hf.presets.mmlu import MMLU_LAYOUTS
+from sdvm_hf.sources._split import parse_split
+from sdvm_hf.sources.source import Source, load_table
 
 FIXTURES = Path(__file__).parent / "fixtures"
 MMLU = FIXTURES / "mmlu"
@@ -264,9 +265,9 @@ def test_hellaswag_reads_the_parquet_conversion_layout(
 
 
 def test_the_generic_loader_takes_a_hub_layout_folder_as_its_path(tmp_path: Path) -> None:
-    mapping = sdvm_hf.MMLU_LAYOUTS["cais"]
-    samples = load_multiple_choice(
-        str(HUB / "cais" / "mmlu"), mapping, name="all", split="test[:3]", cache_dir=str(tmp_path)
+    mapping = MMLU_LAYOUTS["cais"]
+    samples = load(
+        mapping, "all", "test[:3]", hub=str(HUB / "cais" / "mmlu"), cache_dir=str(tmp_path)
     )
     assert _core(samples) == _core(load_mmlu(data_files=MMLU / "cais_test.parquet"))[:3]
 
@@ -274,13 +275,12 @@ def test_the_generic_loader_takes_a_hub_layout_folder_as_its_path(tmp_path: Path
 def test_a_hub_mirror_serves_the_hub_ids_through_the_hub_code_path(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from sdvm_hf import load_arc, load_hellaswag, load_mmlu
 
     monkeypatch.setenv("SDVM_HF_HUB_MIRROR", str(HUB))
     astronomy = load_mmlu("astronomy", split="test")
     assert len(astronomy) == 6 and {s.extra["subject"] for s in astronomy} == {"astronomy"}
     assert len(load_mmlu("virology", split="validation")) == 2
     assert len(load_hellaswag("validation")) == 12
-    assert len(load_arc("ARC-Challenge", "test")) > 0
+    assert len(load("arc", "ARC-Challenge", "test")) > 0
     with pytest.raises(ValueError, match="nosuch"):
         load_mmlu("nosuch", split="test")

@@ -16,8 +16,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import samples as any_samples
 
-from sdvm_hf import MultipleChoiceSample, Problem, Tally, summarize
+from sdvm_hf import MultipleChoiceSample, Problem, summarize
 from sdvm_hf.arrow.sequence import samples_to_table
+from sdvm_hf.summary import Tally
 
 SUBJECTS = st.sampled_from(["anatomy", "law", "virology"])
 VERDICTS = st.dictionaries(

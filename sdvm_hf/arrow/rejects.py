@@ -21,6 +21,8 @@ import pyarrow as pa
 from sdvm_hf.arrow._found import Problems
 from sdvm_hf.errors import Problem, Reject, format_path
 
+__all__ = ["REJECT_SCHEMA", "Originals", "Rejects", "json_line"]
+
 _CHUNK = 4096
 
 Originals: TypeAlias = tuple[pa.Table, np.ndarray] | list[dict[str, Any]] | None

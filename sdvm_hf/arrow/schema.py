@@ -40,6 +40,17 @@ from sdvm_hf._wire import BLOCKS
 if TYPE_CHECKING:
     import datasets
 
+__all__ = [
+    "COLUMNS",
+    "EXTRA_MISSING",
+    "EXTRA_MISSING_TYPE",
+    "JSON_EXTRA",
+    "STRING_TYPES",
+    "normal_type",
+    "sample_features",
+    "sample_schema",
+]
+
 JSON_EXTRA = pa.string()
 """The type of ``extra`` when samples carry different keys: one JSON object per row."""
 

@@ -21,6 +21,14 @@ from sdvm_hf.samples import MultipleChoiceSample
 if TYPE_CHECKING:
     import datasets
 
+__all__ = [
+    "SampleSequence",
+    "arrow_table",
+    "concatenate_samples",
+    "samples_to_table",
+    "table_to_samples",
+]
+
 _BATCH_ROWS = 8192
 
 

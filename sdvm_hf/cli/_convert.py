@@ -14,10 +14,10 @@ from sdvm_hf.convert._answers import ANSWER_FORMATS
 from sdvm_hf.convert.mapping import MultipleChoiceMapping
 from sdvm_hf.files import FORMATS
 from sdvm_hf.jobs import check_output, convert_to_files
-from sdvm_hf.load.loaders import SourceOptions, load_multiple_choice, load_preset
-from sdvm_hf.load.sources import expand
-from sdvm_hf.load.streaming import StreamingSamples
-from sdvm_hf.presets.registry import PRESETS
+from sdvm_hf.presets.registry import PRESETS, load
+from sdvm_hf.sources.loaders import SourceOptions
+from sdvm_hf.sources.source import expand
+from sdvm_hf.sources.streaming import StreamingSamples
 
 EXAMPLE = """sdvm-hf convert hellaswag --bundled -o out/hellaswag.parquet
   sdvm-hf convert hellaswag --split validation -o out/hellaswag.parquet      (from the Hub)
@@ -141,11 +141,12 @@ def _load(args: argparse.Namespace) -> StreamingSamples:
         "data_files": args.data_files,
         "revision": args.revision,
         "cache_dir": args.cache_dir,
+        "hub": args.hub,
     }
     if args.dataset != "generic":
         if args.hub:
             raise ValueError(f"--hub is for generic; {args.dataset} knows its Hub dataset")
-        return load_preset(
+        return load(
             PRESETS[args.dataset],
             args.config,
             args.split,
@@ -159,11 +160,10 @@ def _load(args: argparse.Namespace) -> StreamingSamples:
         raise ValueError(f"--bundled is for {', '.join(PRESETS)}")
     if not args.hub and not args.data_files:
         raise ValueError("give --hub DATASET or --data-files PATH")
-    return load_multiple_choice(
-        args.hub,
+    return load(
         _mapping(args),
-        name=args.config,
-        split=args.split or "train",
+        args.config,
+        args.split,
         on_error=args.on_error,
         streaming=True,
         **options,

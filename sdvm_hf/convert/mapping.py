@@ -59,6 +59,16 @@ from sdvm_hf.samples import MultipleChoiceSample
 if TYPE_CHECKING:
     import datasets
 
+__all__ = [
+    "REJECT_COLUMN",
+    "Conversion",
+    "Key",
+    "MultipleChoiceMapping",
+    "OnError",
+    "Rows",
+    "split_rejects",
+]
+
 OnError = Literal["raise", "skip"]
 
 Rows = Sequence[int] | np.ndarray | str | None

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from sdvm_hf.convert.mapping import MultipleChoiceMapping
 from sdvm_hf.errors import LayoutError
 
+__all__ = ["Bundled", "Preset"]
+
 
 @dataclass(frozen=True)
 class Bundled:

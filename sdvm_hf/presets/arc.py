@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from sdvm_hf.convert.mapping import MultipleChoiceMapping
 from sdvm_hf.convert.preset import Preset
-from sdvm_hf.presets._loader import PresetLoader
+
+__all__ = ["ARC", "PRESET"]
 
 ARC = MultipleChoiceMapping(
     name="arc",
@@ -41,12 +42,3 @@ PRESET = Preset(
     ),
 )
 """Everything about arc."""
-
-
-load_arc = PresetLoader(
-    PRESET,
-    (
-        "ARC as :class:`~sdvm_hf.MultipleChoiceQuestionAnswerSample` s. ``config`` is "
-        '``"ARC-Challenge"`` or ``"ARC-Easy"``.'
-    ),
-)

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from sdvm_hf.convert.mapping import MultipleChoiceMapping
 from sdvm_hf.convert.preset import Preset
-from sdvm_hf.presets._loader import PresetLoader
+
+__all__ = ["COMMONSENSE_QA", "PRESET"]
 
 COMMONSENSE_QA = MultipleChoiceMapping(
     name="commonsense_qa",
@@ -38,12 +39,3 @@ PRESET = Preset(
     ),
 )
 """Everything about commonsense_qa."""
-
-
-load_commonsense_qa = PresetLoader(
-    PRESET,
-    (
-        "CommonsenseQA as :class:`~sdvm_hf.MultipleChoiceQuestionAnswerSample` s. The test "
-        "split's answers are withheld: its rows cannot be samples."
-    ),
-)

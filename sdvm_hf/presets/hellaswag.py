@@ -17,8 +17,10 @@ import pyarrow as pa
 from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.convert.mapping import MultipleChoiceMapping, OnError
 from sdvm_hf.convert.preset import Bundled, Preset
-from sdvm_hf.load.loaders import SourceOptions, load_preset
-from sdvm_hf.load.streaming import StreamingSamples
+from sdvm_hf.sources.loaders import SourceOptions, load_preset
+from sdvm_hf.sources.streaming import StreamingSamples
+
+__all__ = ["HELLASWAG", "PRESET", "load_hellaswag"]
 
 HELLASWAG = MultipleChoiceMapping(
     name="hellaswag",
@@ -93,7 +95,7 @@ def load_hellaswag(
     otherwise), from ``data_files`` (the Hub's Parquet or the original jsonl, whose labels are
     ints), or with ``bundled=True`` from the slice of the validation split shipped in the
     package (no network). The test split's labels are withheld: its rows cannot be samples.
-    See :func:`~sdvm_hf.load.loaders.load_preset` for the options.
+    The named form of ``load("hellaswag", None, split, ...)``: see :func:`~sdvm_hf.load`.
     """
     return load_preset(
         PRESET, split=split, bundled=bundled, streaming=streaming, on_error=on_error, **options

@@ -29,8 +29,10 @@ from typing import Literal, Unpack, overload
 from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.convert.mapping import MultipleChoiceMapping, OnError
 from sdvm_hf.convert.preset import Bundled, Preset
-from sdvm_hf.load.loaders import SourceOptions, load_preset
-from sdvm_hf.load.streaming import StreamingSamples
+from sdvm_hf.sources.loaders import SourceOptions, load_preset
+from sdvm_hf.sources.streaming import StreamingSamples
+
+__all__ = ["MMLU_LAYOUTS", "PRESET", "detect_mmlu_layout", "load_mmlu"]
 
 MMLU_LAYOUTS: dict[str, MultipleChoiceMapping] = {
     "cais": MultipleChoiceMapping(
@@ -173,8 +175,8 @@ def load_mmlu(
     of :data:`MMLU_LAYOUTS` (recognised from the columns, or named by ``layout``; the
     original headerless CSV files take their subject from the file name), or with
     ``bundled=True`` from the slice of the test split shipped in the package. With local files,
-    a ``subject`` other than ``"all"`` keeps that subject's rows. See
-    :func:`~sdvm_hf.load.loaders.load_preset` for the options.
+    a ``subject`` other than ``"all"`` keeps that subject's rows. The named form of
+    ``load("mmlu", subject, split, ...)``: see :func:`~sdvm_hf.load` for the options.
     """
     return load_preset(
         PRESET,

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 from sdvm_hf.convert.mapping import MultipleChoiceMapping
 from sdvm_hf.convert.preset import Preset
-from sdvm_hf.presets._loader import PresetLoader
+
+__all__ = ["OPENBOOKQA", "PRESET"]
 
 OPENBOOKQA = MultipleChoiceMapping(
     name="openbookqa",
@@ -48,13 +49,3 @@ PRESET = Preset(
     ),
 )
 """Everything about openbookqa."""
-
-
-load_openbookqa = PresetLoader(
-    PRESET,
-    (
-        "OpenBookQA as :class:`~sdvm_hf.MultipleChoiceCompletionSample` s. ``config`` is "
-        '``"main"`` or ``"additional"`` (which adds the fact and the annotators\' scores to '
-        "``extra``)."
-    ),
-)

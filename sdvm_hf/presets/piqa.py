@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from sdvm_hf.convert.mapping import MultipleChoiceMapping
 from sdvm_hf.convert.preset import Preset
-from sdvm_hf.presets._loader import PresetLoader
+
+__all__ = ["PIQA", "PRESET"]
 
 PIQA = MultipleChoiceMapping(
     name="piqa",
@@ -49,13 +50,3 @@ PRESET = Preset(
     ),
 )
 """Everything about piqa."""
-
-
-load_piqa = PresetLoader(
-    PRESET,
-    (
-        "PIQA as :class:`~sdvm_hf.MultipleChoiceQuestionAnswerSample` s. From the Hub at "
-        "``refs/convert/parquet`` unless ``revision`` says otherwise. The test split's labels "
-        "are withheld: its rows cannot be samples."
-    ),
-)

@@ -1,11 +1,15 @@
-"""The registry of dataset presets: one line per dataset.
+"""The registry of dataset presets (one line per dataset) and :func:`load`, the front door.
 
 Adding a dataset is one new module in this folder (its mapping(s) and a :class:`Preset`) and
-one line here; the loaders, the ``sdvm-hf`` command and the recipes find it by name.
+one line here; :func:`load`, the ``sdvm-hf`` command and the recipes find it by name.
 """
 
 from __future__ import annotations
 
+from typing import Literal, Unpack, overload
+
+from sdvm_hf.arrow.sequence import SampleSequence
+from sdvm_hf.convert.mapping import MultipleChoiceMapping, OnError
 from sdvm_hf.convert.preset import Preset
 from sdvm_hf.presets import (
     arc,
@@ -19,6 +23,10 @@ from sdvm_hf.presets import (
     truthfulqa,
     winogrande,
 )
+from sdvm_hf.sources.loaders import SourceOptions, load_mapping, load_preset
+from sdvm_hf.sources.streaming import StreamingSamples
+
+__all__ = ["PRESETS", "load", "preset"]
 
 PRESETS: dict[str, Preset] = {
     "hellaswag": hellaswag.PRESET,
@@ -41,3 +49,101 @@ def preset(name: str) -> Preset:
         return PRESETS[name]
     except KeyError:
         raise KeyError(f"unknown dataset {name!r}; presets known: {', '.join(PRESETS)}") from None
+
+
+Dataset = str | Preset | MultipleChoiceMapping
+"""What :func:`load` reads: a preset's name, a :class:`Preset`, or a mapping of one's own."""
+
+
+@overload
+def load(
+    dataset: Dataset,
+    config: str | None = ...,
+    split: str | None = ...,
+    *,
+    layout: str | None = ...,
+    bundled: bool = ...,
+    streaming: Literal[False] = ...,
+    on_error: OnError = ...,
+    **options: Unpack[SourceOptions],
+) -> SampleSequence: ...
+@overload
+def load(
+    dataset: Dataset,
+    config: str | None = ...,
+    split: str | None = ...,
+    *,
+    layout: str | None = ...,
+    bundled: bool = ...,
+    streaming: Literal[True],
+    on_error: OnError = ...,
+    **options: Unpack[SourceOptions],
+) -> StreamingSamples: ...
+@overload
+def load(
+    dataset: Dataset,
+    config: str | None = ...,
+    split: str | None = ...,
+    *,
+    layout: str | None = ...,
+    bundled: bool = ...,
+    streaming: bool = ...,
+    on_error: OnError = ...,
+    **options: Unpack[SourceOptions],
+) -> SampleSequence | StreamingSamples: ...
+def load(
+    dataset: Dataset,
+    config: str | None = None,
+    split: str | None = None,
+    *,
+    layout: str | None = None,
+    bundled: bool = False,
+    streaming: bool = False,
+    on_error: OnError = "raise",
+    **options: Unpack[SourceOptions],
+) -> SampleSequence | StreamingSamples:
+    """Load one split of a dataset as typed samples.
+
+    ``dataset`` is a preset's name (``"hellaswag"``, ``"mmlu"``, ``"arc"``, ... see
+    :data:`PRESETS`), a :class:`Preset`, or a :class:`MultipleChoiceMapping` of your own (then
+    ``hub=`` or ``data_files=`` says where its rows are). Every argument means the same for
+    every dataset:
+
+    - ``config``: the Hub configuration (``"ARC-Easy"``, an MMLU subject); the preset's default
+      when ``None``. With local files, a preset that keeps it in a column (MMLU's
+      ``subject``) keeps that configuration's rows.
+    - ``split``: a split, or a slice of one (``"test[:100]"``, ``"validation[10%:]"``); the
+      preset's default when ``None`` (``"train"`` for a mapping of your own).
+    - ``layout``: one of the preset's published layouts (MMLU has eight); recognised from
+      the columns when ``None``.
+    - ``bundled=True``: the small real slice shipped in the package (no network).
+    - ``streaming=True``: a :class:`StreamingSamples` that converts batch by batch in flat
+      memory, in place of a :class:`SampleSequence`.
+    - ``on_error``: ``"raise"`` stops at the first bad row; ``"skip"`` leaves it out and
+      reports it in ``.rejects``.
+    - ``**options``: where the rows are read from (:class:`SourceOptions`: ``data_files``,
+      ``revision``, ``cache_dir``, ``token``, ``hub``).
+
+    >>> samples = load("hellaswag", split="validation", bundled=True)
+    >>> samples[0].style
+    'continuation'
+    """
+    if isinstance(dataset, MultipleChoiceMapping):
+        if layout is not None or bundled:
+            raise ValueError(
+                f"layout and bundled are a preset's; the {dataset.name} mapping has one layout "
+                "and no bundled slice"
+            )
+        return load_mapping(
+            dataset, config, split, streaming=streaming, on_error=on_error, **options
+        )
+    return load_preset(
+        preset(dataset) if isinstance(dataset, str) else dataset,
+        config,
+        split,
+        layout=layout,
+        bundled=bundled,
+        streaming=streaming,
+        on_error=on_error,
+        **options,
+    )

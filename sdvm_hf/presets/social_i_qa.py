@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from sdvm_hf.convert.mapping import MultipleChoiceMapping
 from sdvm_hf.convert.preset import Preset
-from sdvm_hf.presets._loader import PresetLoader
+
+__all__ = ["PRESET", "SOCIAL_I_QA"]
 
 SOCIAL_I_QA = MultipleChoiceMapping(
     name="social_i_qa",
@@ -49,12 +50,3 @@ PRESET = Preset(
     ),
 )
 """Everything about social_i_qa."""
-
-
-load_social_i_qa = PresetLoader(
-    PRESET,
-    (
-        "Social IQa as :class:`~sdvm_hf.MultipleChoiceQuestionAnswerSample` s. From the Hub "
-        "at ``refs/convert/parquet`` unless ``revision`` says otherwise."
-    ),
-)

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from sdvm_hf.convert.mapping import MultipleChoiceMapping
 from sdvm_hf.convert.preset import Preset
-from sdvm_hf.presets._loader import PresetLoader
+
+__all__ = ["PRESET", "SWAG"]
 
 SWAG = MultipleChoiceMapping(
     name="swag",
@@ -42,12 +43,3 @@ PRESET = Preset(
     ),
 )
 """Everything about swag."""
-
-
-load_swag = PresetLoader(
-    PRESET,
-    (
-        "SWAG as :class:`~sdvm_hf.MultipleChoiceCompletionSample` s. The test split's labels "
-        "are withheld: its rows cannot be samples."
-    ),
-)

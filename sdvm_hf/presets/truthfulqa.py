@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from sdvm_hf.convert.mapping import MultipleChoiceMapping
 from sdvm_hf.convert.preset import Preset
-from sdvm_hf.presets._loader import PresetLoader
+
+__all__ = ["PRESET", "TRUTHFULQA"]
 
 TRUTHFULQA = MultipleChoiceMapping(
     name="truthfulqa",
@@ -39,12 +40,3 @@ PRESET = Preset(
     ),
 )
 """Everything about truthfulqa."""
-
-
-load_truthfulqa = PresetLoader(
-    PRESET,
-    (
-        "TruthfulQA's single-answer task as question-answer samples. The ``multiple_choice`` "
-        "configuration has one split, ``validation``."
-    ),
-)

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 from sdvm_hf.convert.mapping import MultipleChoiceMapping
 from sdvm_hf.convert.preset import Preset
-from sdvm_hf.presets._loader import PresetLoader
+
+__all__ = ["PRESET", "WINOGRANDE"]
 
 WINOGRANDE = MultipleChoiceMapping(
     name="winogrande",
@@ -52,13 +53,3 @@ PRESET = Preset(
     ),
 )
 """Everything about winogrande."""
-
-
-load_winogrande = PresetLoader(
-    PRESET,
-    (
-        "Winogrande as :class:`~sdvm_hf.MultipleChoiceCompletionSample` s. ``config`` is one "
-        "of the training sizes; every configuration shares the validation and test splits. "
-        "The test split's answers are withheld: its rows cannot be samples."
-    ),
-)

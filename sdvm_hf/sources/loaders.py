@@ -10,15 +10,15 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, TypedDict, Unpack, overload
+from typing import TypedDict, Unpack
 
 from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.convert.mapping import MultipleChoiceMapping, OnError
 from sdvm_hf.convert.preset import Preset
-from sdvm_hf.load._convert import MappingChoice, Selection, convert_table
-from sdvm_hf.load._csv import CsvLayout
-from sdvm_hf.load._split import parse_split
-from sdvm_hf.load.sources import (
+from sdvm_hf.sources._convert import MappingChoice, Selection, convert_table
+from sdvm_hf.sources._csv import CsvLayout
+from sdvm_hf.sources._split import parse_split
+from sdvm_hf.sources.source import (
     DataFiles,
     Source,
     bundled_file,
@@ -26,10 +26,9 @@ from sdvm_hf.load.sources import (
     source_length,
     stream_batches,
 )
-from sdvm_hf.load.streaming import STREAM_ROWS, StreamingSamples
+from sdvm_hf.sources.streaming import STREAM_ROWS, StreamingSamples
 
-if TYPE_CHECKING:
-    pass
+__all__ = ["HUB_MIRROR", "SourceOptions", "load_mapping", "load_preset"]
 
 
 class SourceOptions(TypedDict, total=False):
@@ -117,85 +116,29 @@ def _source(
     )
 
 
-@overload
-def load_multiple_choice(
-    path: str | None,
-    mapping: MappingChoice,
+def load_mapping(
+    mapping: MultipleChoiceMapping,
+    config: str | None = None,
+    split: str | None = None,
     *,
-    name: str | None = ...,
-    split: str = ...,
-    streaming: Literal[False] = ...,
-    on_error: OnError = ...,
-    **options: Unpack[SourceOptions],
-) -> SampleSequence: ...
-@overload
-def load_multiple_choice(
-    path: str | None,
-    mapping: MappingChoice,
-    *,
-    name: str | None = ...,
-    split: str = ...,
-    streaming: Literal[True],
-    on_error: OnError = ...,
-    **options: Unpack[SourceOptions],
-) -> StreamingSamples: ...
-def load_multiple_choice(
-    path: str | None,
-    mapping: MappingChoice,
-    *,
-    name: str | None = None,
-    split: str = "train",
     streaming: bool = False,
     on_error: OnError = "raise",
     **options: Unpack[SourceOptions],
 ) -> SampleSequence | StreamingSamples:
     """Load any multiple-choice split with a :class:`MultipleChoiceMapping`.
 
-    ``path`` is a Hub dataset id (with ``name``, ``split`` and the ``revision`` and ``token``
-    options), or ``None`` with ``data_files``. ``on_error="raise"`` (default) stops at the
-    first bad row; ``"skip"`` leaves it out and reports it in ``.rejects``. See
-    :class:`SourceOptions` for the other options.
+    From the Hub dataset ``hub`` (with ``config``, ``split`` and the ``revision`` and
+    ``token`` options), or from ``data_files``. ``split`` defaults to ``"train"``.
     """
-    source = _source(options, hub=path, name=name, split=split)
+    if options.get("hub") is None and options.get("data_files") is None:
+        raise ValueError(
+            f"the {mapping.name} mapping names no dataset: give hub='OWNER/NAME' (or a local "
+            "folder laid out as a Hub repository) or data_files"
+        )
+    source = _source(options, hub=None, name=config, split=split or "train")
     return _load(source, mapping, streaming, on_error)
 
 
-@overload
-def load_preset(
-    preset: Preset,
-    config: str | None = ...,
-    split: str | None = ...,
-    *,
-    layout: str | None = ...,
-    bundled: bool = ...,
-    streaming: Literal[False] = ...,
-    on_error: OnError = ...,
-    **options: Unpack[SourceOptions],
-) -> SampleSequence: ...
-@overload
-def load_preset(
-    preset: Preset,
-    config: str | None = ...,
-    split: str | None = ...,
-    *,
-    layout: str | None = ...,
-    bundled: bool = ...,
-    streaming: Literal[True],
-    on_error: OnError = ...,
-    **options: Unpack[SourceOptions],
-) -> StreamingSamples: ...
-@overload
-def load_preset(
-    preset: Preset,
-    config: str | None = ...,
-    split: str | None = ...,
-    *,
-    layout: str | None = ...,
-    bundled: bool = ...,
-    streaming: bool = ...,
-    on_error: OnError = ...,
-    **options: Unpack[SourceOptions],
-) -> SampleSequence | StreamingSamples: ...
 def load_preset(
     preset: Preset,
     config: str | None = None,

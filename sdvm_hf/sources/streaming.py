@@ -14,11 +14,13 @@ from sdvm_hf.arrow._stream import shuffled, taken
 from sdvm_hf.arrow.rejects import Rejects
 from sdvm_hf.arrow.schema import sample_schema
 from sdvm_hf.convert.mapping import OnError
-from sdvm_hf.load._convert import MappingChoice, Selection, conversions
 from sdvm_hf.samples import MultipleChoiceSample
+from sdvm_hf.sources._convert import MappingChoice, Selection, conversions
 
 if TYPE_CHECKING:
     import datasets
+
+__all__ = ["DECODE_ROWS", "STREAM_ROWS", "StreamingSamples"]
 
 
 STREAM_ROWS = 16_384

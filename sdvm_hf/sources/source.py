@@ -1,9 +1,9 @@
 """Where source rows come from: the Hub or local Parquet, JSON Lines, JSON or CSV files.
 
 The Hub goes through ``datasets`` (and its cache). Local files are read in place with pyarrow
-by :mod:`sdvm_hf.load._local` (Parquet memory-mapped, nothing written to the ``datasets``
-cache); CSV by :mod:`sdvm_hf.load._csv` with every column a string. A split is a
-``datasets`` split spec (:mod:`sdvm_hf.load._split`): a slice is read as a range of the
+by :mod:`sdvm_hf.sources._local` (Parquet memory-mapped, nothing written to the ``datasets``
+cache); CSV by :mod:`sdvm_hf.sources._csv` with every column a string. A split is a
+``datasets`` split spec (:mod:`sdvm_hf.sources._split`): a slice is read as a range of the
 whole split, whose row numbers it keeps. Nothing here knows any dataset.
 """
 
@@ -20,9 +20,11 @@ from typing import Any
 
 import pyarrow as pa
 
-from sdvm_hf.load._csv import CsvLayout
-from sdvm_hf.load._local import Kind, local_batches, local_length, read_local
-from sdvm_hf.load._split import SplitSpec, parse_split
+from sdvm_hf.sources._csv import CsvLayout
+from sdvm_hf.sources._local import Kind, local_batches, local_length, read_local
+from sdvm_hf.sources._split import SplitSpec, parse_split
+
+__all__ = ["DataFiles", "Source", "load_table", "stream_batches"]
 
 Files = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
 DataFiles = Files | Mapping[str, Files]

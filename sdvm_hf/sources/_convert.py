@@ -1,6 +1,6 @@
 """Converting a source split batch by batch: row numbers kept, selections, progress.
 
-Shared by the eager loaders and :class:`~sdvm_hf.load.streaming.StreamingSamples`.
+Shared by the eager loaders and :class:`~sdvm_hf.sources.streaming.StreamingSamples`.
 """
 
 from __future__ import annotations

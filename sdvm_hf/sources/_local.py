@@ -4,7 +4,7 @@ Parquet is memory-mapped when read whole, and read row group by row group with
 ``ParquetFile.iter_batches`` when streamed, JSON
 Lines (also ``.gz``) goes through ``pyarrow.json`` (whole, or a few megabytes of lines at a
 time), a JSON array file through the standard library as ``datasets`` reads one, and CSV
-through :mod:`sdvm_hf.load._csv`. Column types are those pyarrow infers, which is what
+through :mod:`sdvm_hf.sources._csv`. Column types are those pyarrow infers, which is what
 ``datasets`` gives for the same files (its builders use the same readers).
 """
 
@@ -22,7 +22,7 @@ import pyarrow as pa
 import pyarrow.json as paj
 import pyarrow.parquet as pq
 
-from sdvm_hf.load._csv import CsvLayout, concat_files, csv_batches, read_csv
+from sdvm_hf.sources._csv import CsvLayout, concat_files, csv_batches, read_csv
 
 Kind = Literal["parquet", "jsonl", "json", "csv"]
 
