@@ -30,6 +30,7 @@ from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.convert.mapping import Conversion, MultipleChoiceMapping
 from sdvm_hf.convert.preset import Preset
 from sdvm_hf.errors import ConversionError, LayoutError, Problem, Reject, SampleTableError
+from sdvm_hf.exporter import export
 from sdvm_hf.files import (
     read_jsonl,
     read_parquet,
@@ -68,6 +69,7 @@ __all__ = [
     "SampleTableError",
     "StreamingSamples",
     "Summary",
+    "export",
     "load",
     "load_hellaswag",
     "load_mmlu",

@@ -31,6 +31,7 @@ from sdvm_hf.arrow._validate import canonical, check_schema, checked_table
 from sdvm_hf.arrow.schema import sample_schema
 from sdvm_hf.arrow.sequence import SampleSequence, samples_to_table
 from sdvm_hf.errors import SampleTableError
+from sdvm_hf.record import Record, metadata, with_record
 from sdvm_hf.samples import MultipleChoiceSample
 from sdvm_hf.sources._local import parquet_file_batches
 from sdvm_hf.sources.streaming import DECODE_ROWS, StreamingSamples
@@ -92,13 +93,35 @@ def write_parquet(
         with SampleWriter(path, "parquet") as writer:
             for table in samples.tables():
                 writer.write(table)
+            writer.record = converted_record(samples, writer.rows, len(samples.rejects))
         return writer.rows
     if isinstance(samples, pa.Table | SampleSequence):
         table = SampleSequence(samples).table if isinstance(samples, pa.Table) else samples.table
     else:
         table = checked_table(samples_to_table(samples), "samples")
+    if isinstance(samples, SampleSequence):
+        record = converted_record(samples, table.num_rows, len(samples.rejects))
+        table = table.replace_schema_metadata(with_record(table.schema, record).metadata)
     write_table(table, path)
     return int(table.num_rows)
+
+
+def converted_record(
+    samples: SampleSequence | StreamingSamples,
+    rows: int,
+    rejected: int,
+    rejects: str | os.PathLike[str] | None = None,
+) -> Record | None:
+    """The record of a file of ``rows`` converted samples, where the loader knew their origin."""
+    if samples.provenance is None:
+        return None
+    record = samples.provenance()
+    record["stages"] = [{"stage": "convert", "rows": rows}]
+    record["rejects"] = {
+        "path": None if rejects is None else str(Path(rejects).resolve()),
+        "count": rejected,
+    }
+    return record
 
 
 def read_parquet(
@@ -325,6 +348,9 @@ class SampleWriter:
         self._closed = False
         self._waiting: list[pa.Table] = []
         self._waiting_rows = 0
+        self.record: Record | None = None
+        """A record to keep in the Parquet file's metadata (see :mod:`sdvm_hf.record`): set
+        any time before :meth:`close`, so it can say how many rows were written."""
         if self.format != "parquet":
             self._text = _open_text(self._file.path, "w", self.format == "jsonl.gz")
 
@@ -356,9 +382,15 @@ class SampleWriter:
         self._closed = True
         try:
             self._flush()
+            if self._parquet is not None and self.record is not None:
+                self._parquet.add_key_value_metadata(metadata(self.record))
             self._finish()
             if self._parquet is None and self._text is None:  # nothing came: no sample
-                pq.write_table(sample_schema().empty_table(), self._file.path)
+                empty = sample_schema().empty_table()
+                pq.write_table(
+                    empty.replace_schema_metadata(with_record(empty.schema, self.record).metadata),
+                    self._file.path,
+                )
         except BaseException:
             self._file.discard()
             raise

@@ -27,6 +27,7 @@ from sdvm_hf.errors import Problem
 from sdvm_hf.files import (
     Format,
     SampleWriter,
+    converted_record,
     format_of,
     iter_parquet_tables,
     jsonl_records,
@@ -145,6 +146,9 @@ def convert_to_files(
                 write_rejects(rejects, lines)
             if tally.samples == 0 and tally.rejected:
                 writer.discard()
+            writer.record = converted_record(
+                samples, tally.samples, tally.rejected, beside if tally.rejected else None
+            )
         # the sample file is in place before the rejects file changes
         if not tally.rejected:
             rejected.discard()

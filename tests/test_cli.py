@@ -118,13 +118,13 @@ GENERIC_AS_PRESETS = [
         "arc",
         "arc/ARC-Challenge-test.parquet",
         "--context question --choices choices.text --answer answerKey --answer-format label "
-        "--labels choices.label",
+        "--labels choices.label --keep choices.label",
     ),
     (
         "social_i_qa",
         "social_i_qa/default-validation.parquet",
         "--context context question --choices answerA answerB answerC --answer label "
-        "--answer-format one_based --keep context question --rename context=situation",
+        "--answer-format one_based --keep context question label --rename context=situation",
     ),
     (
         "winogrande",

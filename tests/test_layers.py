@@ -6,7 +6,7 @@ from pathlib import Path
 PACKAGE = Path(__file__).parent.parent / "sdvm_hf"
 
 LAYERS: list[tuple[str, ...]] = [
-    ("sdvm_hf.errors", "sdvm_hf._wire", "sdvm_hf._atomic", "sdvm_hf._progress"),
+    ("sdvm_hf.errors", "sdvm_hf._wire", "sdvm_hf._atomic", "sdvm_hf._progress", "sdvm_hf.record"),
     ("sdvm_hf._frozen",),
     ("sdvm_hf.samples",),
     ("sdvm_hf.arrow",),
@@ -15,7 +15,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("sdvm_hf.presets",),
     ("sdvm_hf.files", "sdvm_hf.summary", "sdvm_hf._html", "sdvm_hf.engines"),
     ("sdvm_hf.report",),
-    ("sdvm_hf.jobs", "sdvm_hf.service"),
+    ("sdvm_hf.jobs", "sdvm_hf.service", "sdvm_hf.exporter"),
     ("sdvm_hf.cli", "sdvm_hf.__main__"),
 ]
 """Bottom up; a module may import from its own layer or the layers below it."""

@@ -47,7 +47,11 @@ def _struct_choices(context: str) -> Callable[[dict[str, Any]], Expected]:
     def reference(row: dict[str, Any]) -> Expected:
         labels = row["choices"]["label"]
         assert labels.count(row["answerKey"]) == 1
-        extra = {k: v for k, v in row.items() if k not in (context, "choices", "answerKey")}
+        extra = {  # choices.label is kept, so the export gives choices and answerKey back
+            ("choices.label" if k == "choices" else k): (labels if k == "choices" else v)
+            for k, v in row.items()
+            if k not in (context, "answerKey")
+        }
         return row[context], row["choices"]["text"], labels.index(row["answerKey"]), extra
 
     return reference
@@ -59,7 +63,7 @@ def _piqa(row: dict[str, Any]) -> Expected:
 
 def _social_i_qa(row: dict[str, Any]) -> Expected:
     choices = [row["answerA"], row["answerB"], row["answerC"]]
-    extra = {"situation": row["context"], "question": row["question"]}
+    extra = {"situation": row["context"], "question": row["question"], "label": row["label"]}
     return f"{row['context']} {row['question']}", choices, int(row["label"]) - 1, extra
 
 
@@ -189,6 +193,9 @@ def test_extra_keeps_the_published_arrow_types(name: str, file: str, split: str)
         return
     rename = dict(mapping.rename)
     published = {rename.get(f.name, f.name): f.type for f in source.schema}
+    for field in source.schema:  # a kept struct field by its path (ARC's choices.label)
+        if pa.types.is_struct(field.type):
+            published.update({f"{field.name}.{f.name}": f.type for f in field.type})
     assert {f.name: f.type for f in extra} == {f.name: published[f.name] for f in extra}
 
 
@@ -302,6 +309,7 @@ def test_social_i_qa_labels_ignore_whitespace_around_them(label: str) -> None:
     assert samples[1].extra == {
         "situation": source.column("context")[1].as_py(),
         "question": source.column("question")[1].as_py(),
+        "label": label,  # kept as it was, so the export gives it back exactly
     }
 
 

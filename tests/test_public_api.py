@@ -30,6 +30,7 @@ TOP_LEVEL = [
     "SampleTableError",
     "StreamingSamples",
     "Summary",
+    "export",
     "load",
     "load_hellaswag",
     "load_mmlu",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
@@ -45,6 +45,10 @@ class SampleSequence(Sequence[MultipleChoiceSample]):
     ``shuffle``, ``select``, ``filter`` or ``train_test_split`` too: its indices mapping is
     applied, so the samples come in the dataset's own order).
     """
+
+    provenance: Callable[[], dict[str, Any]] | None = None
+    """Where the samples came from, for a sample file's record: set by the loaders, and
+    ``None`` for samples built any other way (see :mod:`sdvm_hf.record`)."""
 
     def __init__(
         self,

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
@@ -53,6 +53,7 @@ from sdvm_hf.arrow.sequence import SampleSequence, arrow_table
 from sdvm_hf.convert._answers import ANSWER_FORMATS, AnswerFormat, answer_index, expected_answer
 from sdvm_hf.convert._cells import choices_from_columns, choices_from_list, is_text, safe_cast
 from sdvm_hf.convert._columns import fill_blank, flatten_paths, join_columns
+from sdvm_hf.convert._encode import encode
 from sdvm_hf.errors import ConversionError, LayoutError, PathPart
 from sdvm_hf.samples import MultipleChoiceSample
 
@@ -174,6 +175,29 @@ class MultipleChoiceMapping:
             raise ValueError(f"{self.name}: blank={self.blank!r} needs one context column")
 
     # -- the description --------------------------------------------------------------------
+
+    def encode(self, sample: MultipleChoiceSample) -> dict[str, Any]:
+        """The source row ``sample`` stands for, in this mapping's layout: the inverse half.
+
+        ``extra`` goes back to its columns, the core fields to theirs in the answer's format;
+        what the sample cannot give back is an :class:`~._encode.EncodeError`, never a guess.
+        Values are plain Python; the export types them by the layout's published features.
+        """
+        return encode(self, sample)
+
+    def describe(self) -> dict[str, Any]:
+        """The description as JSON (Arrow types by name), as a sample file's record keeps it."""
+        described: dict[str, Any] = {}
+        for item in fields(self):
+            value = getattr(self, item.name)
+            if item.name == "types":
+                value = {column: str(kind) for column, kind in value.items()}
+            elif isinstance(value, tuple):
+                value = list(value)
+            elif isinstance(value, Mapping):
+                value = dict(value)
+            described[item.name] = value
+        return described
 
     @property
     def context_columns(self) -> tuple[str, ...]:

@@ -10,11 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from sdvm_hf.convert.mapping import MultipleChoiceMapping
 from sdvm_hf.errors import LayoutError
+from sdvm_hf.samples import MultipleChoiceSample
 
 __all__ = ["Bundled", "Preset"]
+
+
+Follow = Callable[[dict[str, Any], MultipleChoiceSample], str | None]
+"""A preset's rule for its derived columns (see :attr:`Preset.follow`)."""
 
 
 @dataclass(frozen=True)
@@ -58,6 +64,15 @@ class Preset:
     """The slice shipped in the package, for ``bundled=True``."""
     description: str = field(default="", compare=False)
     """One line for ``--help``."""
+    features: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    """The published Hugging Face features of a layout (``Features.to_dict()``), by layout
+    name, where a source may lack them (JSON Lines, CSV): the export types its rows by them."""
+    export_layouts: Mapping[str, str] = field(default_factory=dict)
+    """A layout exported as another (MMLU's original CSV files as ``cais/mmlu``)."""
+    follow: Follow | None = None
+    """How derived columns follow a changed context, choice or answer: called with the row the
+    mapping gave back and the sample, it updates the row in place and returns ``None``, or
+    returns why the fix cannot be expressed in the layout (the row then keeps its original)."""
 
     def layout_of(self, columns: Sequence[str]) -> str:
         """The name of the layout with these columns; :class:`LayoutError` if none fits."""

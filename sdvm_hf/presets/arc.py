@@ -6,7 +6,8 @@ and ``label``: the choices are ``choices.text`` (3 to 5 of them), and the answer
 ``answerKey`` is matched against ``choices.label``, which holds letters (``"A"``..``"E"``) in
 most rows and digits (``"1"``..``"5"``) in some (the NYSEDREGENTS questions), so the answer
 is never read as a letter position. No split withholds its answers. ``id`` travels in
-``extra``; ``choices.label`` is used up by the answer and is not kept.
+``extra``, and ``choices.label`` too (as the key ``choices.label``), so the export can give
+``choices`` and ``answerKey`` back.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ ARC = MultipleChoiceMapping(
     answer="answerKey",
     answer_format="label",
     labels="choices.label",
+    keep=("choices.label",),  # so the export gives choices.label and answerKey back
     style="qa",
 )
 """The arc mapping: ``ARC.row``, ``.batch``, ``.table`` and ``.convert``."""

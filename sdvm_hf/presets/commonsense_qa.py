@@ -21,6 +21,7 @@ COMMONSENSE_QA = MultipleChoiceMapping(
     answer="answerKey",
     answer_format="label",
     labels="choices.label",
+    keep=("choices.label",),  # so the export gives choices.label and answerKey back
     style="qa",
 )
 """The commonsense_qa mapping: ``COMMONSENSE_QA.row``, ``.batch``, ``.table`` and ``.convert``."""

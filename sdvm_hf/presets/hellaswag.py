@@ -10,13 +10,14 @@ so. Every other column (``ind``, ``activity_label``, ``ctx_a``, ``ctx_b``, ``sou
 
 from __future__ import annotations
 
-from typing import Literal, Unpack, overload
+from typing import Any, Literal, Unpack, overload
 
 import pyarrow as pa
 
 from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.convert.mapping import MultipleChoiceMapping, OnError
 from sdvm_hf.convert.preset import Bundled, Preset
+from sdvm_hf.samples import MultipleChoiceSample
 from sdvm_hf.sources.loaders import SourceOptions, load_preset
 from sdvm_hf.sources.streaming import StreamingSamples
 
@@ -34,8 +35,44 @@ HELLASWAG = MultipleChoiceMapping(
 )
 """The HellaSwag mapping: ``HELLASWAG.row``, ``.batch``, ``.table`` and ``.convert``."""
 
+FEATURES = {
+    "ind": {"dtype": "int32", "_type": "Value"},
+    "activity_label": {"dtype": "string", "_type": "Value"},
+    "ctx_a": {"dtype": "string", "_type": "Value"},
+    "ctx_b": {"dtype": "string", "_type": "Value"},
+    "ctx": {"dtype": "string", "_type": "Value"},
+    "endings": {"feature": {"dtype": "string", "_type": "Value"}, "_type": "List"},
+    "source_id": {"dtype": "string", "_type": "Value"},
+    "split": {"dtype": "string", "_type": "Value"},
+    "split_type": {"dtype": "string", "_type": "Value"},
+    "label": {"dtype": "string", "_type": "Value"},
+}
+"""``Rowan/hellaswag``'s published features: the original JSON Lines' int ``label`` is a
+string there."""
+
+
+def follow(row: dict[str, Any], sample: MultipleChoiceSample) -> str | None:
+    """A changed ``ctx`` is split back into ``ctx_a`` and ``ctx_b``, which lm-eval reads.
+
+    ``ctx`` is ``ctx_a + " " + ctx_b`` (or ``ctx_a`` alone where ``ctx_b`` is empty) in every
+    published row; the split keeps the old boundary where one of the two is unchanged.
+    """
+    ctx, a, b = row["ctx"], row.get("ctx_a") or "", row.get("ctx_b") or ""
+    if ctx == (f"{a} {b}" if b else a):
+        return None
+    if a and ctx.startswith(a + " "):
+        row["ctx_b"] = ctx[len(a) + 1 :]
+    elif b and ctx.endswith(" " + b):
+        row["ctx_a"] = ctx[: -len(b) - 1]
+    else:
+        row["ctx_a"], row["ctx_b"] = ctx, ""
+    return None
+
+
 PRESET = Preset(
     name="hellaswag",
+    features={"hellaswag": FEATURES},
+    follow=follow,
     description="HellaSwag sentence stems (Rowan/hellaswag)",
     layouts={"hellaswag": HELLASWAG},
     hub="Rowan/hellaswag",

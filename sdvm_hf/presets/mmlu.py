@@ -24,11 +24,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal, Unpack, overload
+from typing import Any, Literal, Unpack, overload
 
 from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.convert.mapping import MultipleChoiceMapping, OnError
 from sdvm_hf.convert.preset import Bundled, Preset
+from sdvm_hf.samples import MultipleChoiceSample
 from sdvm_hf.sources.loaders import SourceOptions, load_preset
 from sdvm_hf.sources.streaming import StreamingSamples
 
@@ -100,8 +101,27 @@ def _subject(file: str) -> dict[str, str]:
     return {"subject": re.sub(r"_(dev|val|test|train)$", "", Path(file).name.split(".")[0])}
 
 
+CAIS_FEATURES = {
+    "question": {"dtype": "string", "_type": "Value"},
+    "subject": {"dtype": "string", "_type": "Value"},
+    "choices": {"feature": {"dtype": "string", "_type": "Value"}, "_type": "List"},
+    "answer": {"names": ["A", "B", "C", "D"], "_type": "ClassLabel"},
+}
+"""``cais/mmlu``'s published features: ``answer`` is a ClassLabel over A-D."""
+
+
+def follow(row: dict[str, Any], sample: MultipleChoiceSample) -> str | None:
+    """MMLU-Pro keeps the answer twice: ``answer`` (a letter) follows ``answer_index``."""
+    if "answer_index" in row and "answer" in row and "options" in row:
+        row["answer"] = "ABCDEFGHIJ"[row["answer_index"]]
+    return None
+
+
 PRESET = Preset(
     name="mmlu",
+    features={"cais": CAIS_FEATURES},
+    export_layouts={"hendrycks_csv": "cais"},
+    follow=follow,
     description="MMLU questions, in any of its published layouts (cais/mmlu by default)",
     layouts=MMLU_LAYOUTS,
     hub="cais/mmlu",

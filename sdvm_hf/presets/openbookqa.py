@@ -31,6 +31,7 @@ OPENBOOKQA = MultipleChoiceMapping(
     answer="answerKey",
     answer_format="label",
     labels="choices.label",
+    keep=("choices.label",),  # so the export gives choices.label and answerKey back
     style="continuation",
 )
 """The openbookqa mapping: ``OPENBOOKQA.row``, ``.batch``, ``.table`` and ``.convert``."""

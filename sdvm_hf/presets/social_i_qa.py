@@ -15,8 +15,11 @@ conversion lives at the revision ``refs/convert/parquet``, which is the default 
 
 from __future__ import annotations
 
+from typing import Any
+
 from sdvm_hf.convert.mapping import MultipleChoiceMapping
 from sdvm_hf.convert.preset import Preset
+from sdvm_hf.samples import MultipleChoiceSample
 
 __all__ = ["PRESET", "SOCIAL_I_QA"]
 
@@ -28,13 +31,32 @@ SOCIAL_I_QA = MultipleChoiceMapping(
     answer="label",
     answer_format="one_based",
     style="qa",
-    keep=("context", "question"),
+    keep=("context", "question", "label"),
     rename={"context": "situation"},
 )
 """The social_i_qa mapping: ``SOCIAL_I_QA.row``, ``.batch``, ``.table`` and ``.convert``."""
 
+
+def follow(row: dict[str, Any], sample: MultipleChoiceSample) -> str | None:
+    """A changed context (``context + " " + question``) is split back into its two columns.
+
+    The split keeps the old boundary, where the situation or the question is unchanged.
+    """
+    situation, question, joined = row["context"], row["question"], sample.context
+    if joined == f"{situation} {question}":
+        return None
+    if joined.startswith(situation + " "):
+        row["question"] = joined[len(situation) + 1 :]
+    elif joined.endswith(" " + question):
+        row["context"] = joined[: -len(question) - 1]
+    else:
+        return "the fix changed both the situation and the question, which one context joins"
+    return None
+
+
 PRESET = Preset(
     name="social_i_qa",
+    follow=follow,
     description="Social IQa situations and questions (allenai/social_i_qa)",
     layouts={"social_i_qa": SOCIAL_I_QA},
     hub="allenai/social_i_qa",

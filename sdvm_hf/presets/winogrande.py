@@ -21,8 +21,11 @@ be rebuilt from a sample.
 
 from __future__ import annotations
 
+from typing import Any
+
 from sdvm_hf.convert.mapping import MultipleChoiceMapping
 from sdvm_hf.convert.preset import Preset
+from sdvm_hf.samples import MultipleChoiceSample
 
 __all__ = ["PRESET", "WINOGRANDE"]
 
@@ -38,8 +41,31 @@ WINOGRANDE = MultipleChoiceMapping(
 )
 """The winogrande mapping: ``WINOGRANDE.row``, ``.batch``, ``.table`` and ``.convert``."""
 
+
+def follow(row: dict[str, Any], sample: MultipleChoiceSample) -> str | None:
+    """``sentence``, ``option1`` and ``option2`` follow the context and the choices.
+
+    Each choice is its option followed by the sentence's rest after the blank, which both share.
+    """
+    sentence = row["sentence"]
+    blank = sentence.index("_")
+    before, tail = sentence[:blank], sentence[blank + 1 :]
+    gap = before[len(before.rstrip()) :]
+    first, second = sample.choices
+    if not (first.endswith(tail) and second.endswith(tail)):
+        return (
+            "the fix changed the rest of the sentence differently in the two choices, which "
+            "Winogrande's one sentence with one blank cannot hold"
+        )
+    cut = len(first) - len(tail), len(second) - len(tail)
+    row["option1"], row["option2"] = first[: cut[0]], second[: cut[1]]
+    row["sentence"] = f"{sample.context}{gap}_{tail}"
+    return None
+
+
 PRESET = Preset(
     name="winogrande",
+    follow=follow,
     description="Winogrande fill-in-the-blank sentences (allenai/winogrande)",
     layouts={"winogrande": WINOGRANDE},
     hub="allenai/winogrande",

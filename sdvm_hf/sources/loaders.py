@@ -7,14 +7,20 @@ Arrow-backed, with ``.dataset`` and ``.rejects``), or with ``streaming=True`` a
 
 from __future__ import annotations
 
+import json
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from importlib.metadata import version
 from pathlib import Path
-from typing import TypedDict, Unpack
+from typing import Any, TypedDict, Unpack
+
+import pyarrow as pa
 
 from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.convert.mapping import MultipleChoiceMapping, OnError
 from sdvm_hf.convert.preset import Preset
+from sdvm_hf.record import Record, arrow_schema_text, file_entry
 from sdvm_hf.sources._convert import MappingChoice, Selection, convert_table
 from sdvm_hf.sources._csv import CsvLayout
 from sdvm_hf.sources._split import parse_split
@@ -55,19 +61,82 @@ def _load(
     streaming: bool,
     on_error: OnError,
     select: Selection | None = None,
+    origin: Origin | None = None,
 ) -> SampleSequence | StreamingSamples:
     split = source.spec.name
+    origin = origin or Origin(None, source)
     if streaming:
-        return StreamingSamples(
-            lambda: stream_batches(source, STREAM_ROWS),
+        streamed = StreamingSamples(
+            lambda: origin.watch(stream_batches(source, STREAM_ROWS)),
             mapping,
             split,
             on_error,
             select,
             source_length(source) if select is None else None,
         )
+        streamed.provenance = origin.record
+        return streamed
     loaded = load_table(source)
-    return convert_table(loaded.table, mapping, split, on_error, select, loaded.first_row)
+    origin.schema = loaded.table.schema
+    samples = convert_table(loaded.table, mapping, split, on_error, select, loaded.first_row)
+    samples.provenance = origin.record
+    return samples
+
+
+@dataclass
+class Origin:
+    """What a loader knows of where its samples come from, for the record a sample file keeps.
+
+    The layout and the source schema are known once the first rows are read, so the record
+    is built when it is asked for (by the writer of a sample file), not when loading starts.
+    """
+
+    preset: Preset | None
+    source: Source
+    config: str | None = None
+    layout: str | None = None
+    mapping: MultipleChoiceMapping | None = None
+    schema: pa.Schema | None = None
+
+    def pick(self, columns: Sequence[str], layout: str | None) -> MultipleChoiceMapping:
+        assert self.preset is not None
+        self.layout = self.preset.layout_of(columns) if layout is None else layout
+        self.mapping = self.preset.mapping(columns, self.layout)
+        return self.mapping
+
+    def watch(self, batches: Iterator[tuple[int, pa.Table]]) -> Iterator[tuple[int, pa.Table]]:
+        for first_row, batch in batches:
+            if self.schema is None:
+                self.schema = batch.schema
+            yield first_row, batch
+
+    def record(self) -> Record:
+        """The record of a sample file written from these samples (see :mod:`sdvm_hf.record`)."""
+        source = self.source
+        files = source.files
+        where: dict[str, Any] = (
+            {"files": [file_entry(file) for file in files]}
+            if files is not None
+            else {"hub": source.path, "revision": source.revision}
+        )
+        features = None
+        if self.schema is not None and self.schema.metadata:
+            info = self.schema.metadata.get(b"huggingface")
+            if info is not None:
+                features = json.loads(info).get("info", {}).get("features")
+        return {
+            "format": 1,
+            "sdvm_hf": version("sdvm-hf"),
+            "dataset": None if self.preset is None else self.preset.name,
+            "layout": self.layout,
+            "config": self.config,
+            "split": source.split,
+            "source": where,
+            "features": features,
+            "schema": None if self.schema is None else arrow_schema_text(self.schema),
+            "mapping": None if self.mapping is None else self.mapping.describe(),
+            "stages": [],
+        }
 
 
 HUB_MIRROR = "SDVM_HF_HUB_MIRROR"
@@ -136,7 +205,8 @@ def load_mapping(
             "folder laid out as a Hub repository) or data_files"
         )
     source = _source(options, hub=None, name=config, split=split or "train")
-    return _load(source, mapping, streaming, on_error)
+    origin = Origin(None, source, config, mapping.name, mapping)
+    return _load(source, mapping, streaming, on_error, None, origin)
 
 
 def load_preset(
@@ -182,11 +252,13 @@ def load_preset(
         csv=CsvLayout(header=preset.csv_header, file_columns=preset.file_columns),
     )
 
+    origin = Origin(preset, source, config or preset.config)
+
     def pick(columns: Sequence[str]) -> MultipleChoiceMapping:
-        return preset.mapping(columns, layout)
+        return origin.pick(columns, layout)
 
     select = None
     local = source.files is not None
     if local and config is not None and config != preset.config and preset.config_column:
         select = Selection(preset.name, preset.config_column, config)
-    return _load(source, pick, streaming, on_error, select)
+    return _load(source, pick, streaming, on_error, select, origin)

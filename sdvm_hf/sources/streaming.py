@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
@@ -39,6 +39,9 @@ class StreamingSamples:
     the sample features, which a PyTorch ``DataLoader`` takes as it is (it is a torch
     ``IterableDataset`` when torch is installed).
     """
+
+    provenance: Callable[[], dict[str, Any]] | None = None
+    """Where the samples come from, for a sample file's record (set by the loaders)."""
 
     def __init__(
         self,

@@ -1,0 +1,104 @@
+"""A sample file's record of where it came from, kept in its Parquet key-value metadata.
+
+``convert`` writes it; ``audit``, ``fix`` and ``refine`` carry it to their output with one
+more stage; ``export`` reads it to give the benchmark back in its published layout with no
+flags. It is JSON under the key :data:`RECORD_KEY`::
+
+    {"format": 1, "sdvm_hf": "0.3.0",
+     "dataset": "hellaswag", "layout": "hellaswag", "config": null, "split": "validation",
+     "source": {"hub": "Rowan/hellaswag", "revision": "refs/convert/parquet"}
+               or {"files": [{"path": "/abs/file.jsonl", "sha256": "...", "bytes": 123}]},
+     "features": {...},            # the source's Hugging Face features, where it had them
+     "schema": "...",              # the source's Arrow schema (IPC, base64)
+     "mapping": {...},             # the mapping's description (its fields)
+     "stages": [{"stage": "convert", "rows": 10042},
+                {"stage": "refine", "input": {"path": "hellaswag.parquet", "rows": 10042}}],
+     "rejects": {"path": "hellaswag.rejects.jsonl", "count": 0}}
+
+A JSON Lines sample file has no metadata, so no record: ``export`` then takes ``--dataset``.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+__all__ = [
+    "RECORD_KEY",
+    "Record",
+    "arrow_schema",
+    "arrow_schema_text",
+    "file_entry",
+    "read_record",
+    "with_stage",
+]
+
+RECORD_KEY = b"sdvm_hf.record"
+"""The Parquet key-value metadata key of the record."""
+
+Record = dict[str, Any]
+"""A record, as JSON."""
+
+
+def read_record(path: str | os.PathLike[str]) -> Record | None:
+    """The record of the Parquet sample file at ``path``; ``None`` if it has none."""
+    if not str(path).endswith(".parquet"):
+        return None
+    text = (pq.read_metadata(path).metadata or {}).get(RECORD_KEY)
+    if text is None:
+        return None
+    record = json.loads(text)
+    if not isinstance(record, dict):
+        raise ValueError(f"{path}: its {RECORD_KEY.decode()} metadata is not a JSON object")
+    return record
+
+
+def metadata(record: Record) -> dict[bytes, bytes]:
+    """The key-value metadata that holds ``record``."""
+    return {RECORD_KEY: json.dumps(record, ensure_ascii=False).encode()}
+
+
+def with_record(schema: pa.Schema, record: Record | None) -> pa.Schema:
+    """``schema`` carrying ``record`` (unchanged when there is none)."""
+    if record is None:
+        return schema
+    return schema.with_metadata({**(schema.metadata or {}), **metadata(record)})
+
+
+def with_stage(record: Record, stage: str, input_path: str | os.PathLike[str], rows: int) -> Record:
+    """``record`` with one more stage: ``stage`` read ``input_path`` (``rows`` samples)."""
+    entry = {"stage": stage, "input": {"path": str(Path(input_path).resolve()), "rows": rows}}
+    return {**record, "stages": [*record.get("stages", []), entry]}
+
+
+def file_entry(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """A source file as the record names it: its absolute path, size and SHA-256."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as file:
+        for block in iter(lambda: file.read(1 << 20), b""):
+            digest.update(block)
+    return {
+        "path": str(Path(path).resolve()),
+        "bytes": os.path.getsize(path),
+        "sha256": digest.hexdigest(),
+    }
+
+
+def arrow_schema_text(schema: pa.Schema) -> str:
+    """The source's Arrow schema as the record keeps it: its IPC form, base64, no metadata.
+
+    It types the export of a source without Hugging Face features (JSON Lines, CSV).
+    """
+    return base64.b64encode(schema.remove_metadata().serialize().to_pybytes()).decode()
+
+
+def arrow_schema(text: str) -> pa.Schema:
+    """The schema :func:`arrow_schema_text` kept."""
+    return pa.ipc.read_schema(pa.py_buffer(base64.b64decode(text)))

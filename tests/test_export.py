@@ -1,0 +1,408 @@
+"""The way back: source -> convert -> export gives the source back, and a fix lands in layout."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import datasets
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from sdvm_hf import load, read_samples, write_jsonl, write_parquet
+from sdvm_hf.cli import main
+from sdvm_hf.exporter import ExportError, export
+from sdvm_hf.record import RECORD_KEY, read_record, with_stage
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+# (preset, fixture, split): every fixture whose rows all convert, in its published layout
+LAYOUTS = [
+    ("hellaswag", "hellaswag/validation.parquet", "validation"),
+    ("mmlu", "mmlu/cais_test.parquet", "test"),
+    ("mmlu", "mmlu/auxiliary_train.parquet", "train"),
+    ("mmlu", "mmlu/lukaemon.parquet", "test"),
+    ("mmlu", "mmlu/global_mmlu.parquet", "test"),
+    ("mmlu", "mmlu/mmlu_redux.parquet", "test"),
+    ("arc", "arc/ARC-Challenge-train.parquet", "train"),
+    ("arc", "arc/ARC-Challenge-test.parquet", "test"),
+    ("openbookqa", "openbookqa/main-train.parquet", "train"),
+    ("openbookqa", "openbookqa/main-test.parquet", "test"),
+    ("openbookqa", "openbookqa/additional-train.parquet", "train"),
+    ("commonsense_qa", "commonsense_qa/default-validation.parquet", "validation"),
+    ("piqa", "piqa/default-validation.parquet", "validation"),
+    ("social_i_qa", "social_i_qa/default-validation.parquet", "validation"),
+    ("winogrande", "winogrande/winogrande_xl-train.parquet", "train"),
+    ("winogrande", "winogrande/winogrande_xl-validation.parquet", "validation"),
+    ("swag", "swag/regular-validation.parquet", "validation"),
+    ("truthfulqa", "truthfulqa/multiple_choice-validation.parquet", "validation"),
+]
+
+
+def exported_table(folder: Path, config: str, split: str) -> pa.Table:
+    (path,) = (folder / config).glob(f"{split}-*.parquet")
+    return pq.read_table(path)
+
+
+def convert(name: str, fixture: Path, split: str, out: Path, **options: Any) -> Path:
+    samples = load(name, None, split, data_files=str(fixture), **options)
+    write_parquet(samples, out)
+    return out
+
+
+@pytest.mark.parametrize(("name", "file", "split"), LAYOUTS, ids=lambda v: str(v))
+def test_an_unchanged_file_exports_as_its_source_exactly(
+    name: str, file: str, split: str, tmp_path: Path
+) -> None:
+    sample_file = convert(name, FIXTURES / file, split, tmp_path / "samples.parquet")
+    record = read_record(sample_file)
+    assert record is not None and record["dataset"] == name
+    result = export(sample_file, tmp_path / "out")
+    config = record["config"] or "default"
+    got = exported_table(tmp_path / "out", config, split)
+    source = pq.read_table(FIXTURES / file)
+    assert got.column_names == source.column_names
+    assert got.schema.remove_metadata() == source.schema.remove_metadata()
+    assert got.to_pylist() == source.to_pylist()
+    assert result.total.as_dict() == {
+        "rows_in": source.num_rows,
+        "kept": source.num_rows,
+        "replaced": 0,
+        "dropped": 0,
+    }
+
+
+@pytest.mark.parametrize(("name", "file", "split"), LAYOUTS[:2] + LAYOUTS[6:], ids=str)
+def test_load_dataset_reads_the_folder_with_the_sources_features(
+    name: str, file: str, split: str, tmp_path: Path
+) -> None:
+    sample_file = convert(name, FIXTURES / file, split, tmp_path / "samples.parquet")
+    export(sample_file, tmp_path / "out")
+    config = read_record(sample_file)["config"] or "default"  # type: ignore[index]
+    ours = datasets.load_dataset(str(tmp_path / "out"), config, split=split)
+    source = datasets.load_dataset("parquet", data_files=str(FIXTURES / file), split="train")
+    assert ours.features == source.features
+    assert ours.to_list() == source.to_list()
+
+
+def test_hellaswags_original_jsonl_exports_in_the_hub_layout(tmp_path: Path) -> None:
+    jsonl = FIXTURES / "hellaswag" / "validation.jsonl"
+    sample_file = convert("hellaswag", jsonl, "validation", tmp_path / "s.parquet")
+    export(sample_file, tmp_path / "out")
+    got = exported_table(tmp_path / "out", "default", "validation")
+    hub = pq.read_table(FIXTURES / "hellaswag" / "validation.parquet")
+    assert got.schema.remove_metadata() == hub.schema.remove_metadata()  # label is a string
+    assert got.to_pylist() == hub.to_pylist()
+
+
+def test_mmlu_csv_files_export_as_cais_mmlu_with_a_config_per_subject(tmp_path: Path) -> None:
+    folder = FIXTURES / "mmlu" / "hendrycks"
+    samples = load("mmlu", split="test", data_files=str(folder), layout="hendrycks_csv")
+    write_parquet(samples, tmp_path / "s.parquet")
+    result = export(tmp_path / "s.parquet", tmp_path / "out")
+    subjects = sorted({s.extra["subject"] for s in samples})
+    assert sorted(result.configs) == sorted(["all", *subjects])
+    everything = datasets.load_dataset(str(tmp_path / "out"), "all", split="test")
+    assert list(everything.features) == ["question", "subject", "choices", "answer"]
+    assert everything.features["answer"].names == ["A", "B", "C", "D"]
+    assert [(r["question"], r["choices"], r["answer"]) for r in everything] == [
+        (s.context, list(s.choices), s.answer_index) for s in samples
+    ]
+    one = datasets.load_dataset(str(tmp_path / "out"), subjects[0], split="test")
+    assert set(one["subject"]) == {subjects[0]}
+
+
+# -- fixes land where the harnesses read them --------------------------------------------------
+
+
+def refined(
+    source: Path,
+    out: Path,
+    change: dict[int, dict[str, Any]],
+    verdicts: dict[int, bool] | None = None,
+) -> Path:
+    """A hand-made refined file: ``source`` with the changes, blocks and a record's stage."""
+    samples = read_samples(source)
+    rows = []
+    for index, sample in enumerate(samples):
+        fields = change.get(index, {})
+        passed = (verdicts or {}).get(index, True)
+        audit = {"ok": passed, "checks": {"grammatical": passed, "single_correct_answer": True}}
+        fix = {"changes": list(fields), "flagged": False, "attempts": 1}
+        rows.append(
+            sample.model_copy(update={**fields, "audit": audit, "fix": fix, "reaudit": audit})
+        )
+    write_parquet(rows, out)
+    record = read_record(source)
+    assert record is not None
+    table = pq.read_table(out)
+    metadata = {RECORD_KEY: json.dumps(with_stage(record, "refine", source, len(rows))).encode()}
+    pq.write_table(table.replace_schema_metadata(metadata), out)
+    return out
+
+
+def test_a_fixed_hellaswag_context_reaches_ctx_a_and_ctx_b(tmp_path: Path) -> None:
+    source = convert(
+        "hellaswag", FIXTURES / "hellaswag/validation.parquet", "validation", tmp_path / "s.parquet"
+    )
+    first = read_samples(source)[0]
+    a, b = first.extra["ctx_a"], first.extra["ctx_b"]
+    fixed = refined(source, tmp_path / "r.parquet", {0: {"context": f"{a} {b} quickly"}})
+    result = export(fixed, tmp_path / "out", annotate=True)
+    row = exported_table(tmp_path / "out", "default", "validation").to_pylist()[0]
+    assert row["ctx"] == f"{a} {b} quickly"
+    assert (row["ctx_a"], row["ctx_b"]) == (a, f"{b} quickly")
+    assert row["sdvm_status"] == "replaced" and row["original_ctx"] == first.context
+    assert result.total.replaced == 1 and result.total.kept == result.total.rows_in - 1
+
+
+def test_every_published_hellaswag_row_joins_ctx_from_ctx_a_and_ctx_b() -> None:
+    for row in pq.read_table(FIXTURES / "hellaswag/validation.parquet").to_pylist():
+        b = row["ctx_b"]
+        assert row["ctx"] == (f"{row['ctx_a']} {b}" if b else row["ctx_a"])
+
+
+def test_arc_choices_labels_and_answer_key_follow_a_fix(tmp_path: Path) -> None:
+    fixture = FIXTURES / "arc/ARC-Challenge-test.parquet"
+    source = convert("arc", fixture, "test", tmp_path / "s.parquet")
+    sample = read_samples(source)[0]
+    choices = [*sample.choices[:-1], "a better last choice"]
+    answer = len(choices) - 1
+    fixed = refined(
+        source, tmp_path / "r.parquet", {0: {"choices": choices, "answer_index": answer}}
+    )
+    export(fixed, tmp_path / "out")
+    row = exported_table(tmp_path / "out", "ARC-Challenge", "test").to_pylist()[0]
+    original = pq.read_table(fixture).to_pylist()[0]
+    assert row["choices"]["text"] == choices
+    assert row["choices"]["label"] == original["choices"]["label"]
+    assert row["answerKey"] == original["choices"]["label"][answer]
+
+
+def test_winogrande_options_follow_and_an_inexpressible_fix_keeps_the_original(
+    tmp_path: Path,
+) -> None:
+    fixture = FIXTURES / "winogrande/winogrande_xl-validation.parquet"
+    source = convert("winogrande", fixture, "validation", tmp_path / "s.parquet")
+    first, second = read_samples(source)[:2]
+    tail = first.extra["sentence"].split("_", 1)[1]
+    good = {"context": first.context + " surely", "answer_index": 1 - first.answer_index}
+    bad = {"choices": [second.choices[0] + " indeed", second.choices[1]]}
+    fixed = refined(source, tmp_path / "r.parquet", {0: good, 1: bad})
+    export(fixed, tmp_path / "out")
+    rows = exported_table(tmp_path / "out", "winogrande_xl", "validation").to_pylist()
+    originals = pq.read_table(fixture).to_pylist()
+    assert rows[0]["sentence"].startswith(first.context + " surely")
+    assert rows[0]["sentence"].endswith("_" + tail)
+    assert rows[0]["answer"] == str(2 - first.answer_index)
+    assert (rows[0]["option1"], rows[0]["option2"]) == (
+        originals[0]["option1"],
+        originals[0]["option2"],
+    )
+    assert rows[1] == originals[1]
+    lines = [json.loads(x) for x in (tmp_path / "out/export-record.jsonl").read_text().splitlines()]
+    assert "rest of the sentence differently" in lines[1]["reason"]
+
+
+def test_social_i_qa_splits_a_fixed_context_back_into_its_two_columns(tmp_path: Path) -> None:
+    fixture = FIXTURES / "social_i_qa/default-validation.parquet"
+    source = convert("social_i_qa", fixture, "validation", tmp_path / "s.parquet")
+    sample = read_samples(source)[0]
+    situation = sample.extra["situation"]
+    fixed = refined(
+        source, tmp_path / "r.parquet", {0: {"context": f"{situation} What did they do next?"}}
+    )
+    export(fixed, tmp_path / "out")
+    row = exported_table(tmp_path / "out", "default", "validation").to_pylist()[0]
+    assert (row["context"], row["question"]) == (situation, "What did they do next?")
+
+
+def test_truthfulqa_mc1_labels_follow_a_moved_answer(tmp_path: Path) -> None:
+    fixture = FIXTURES / "truthfulqa/multiple_choice-validation.parquet"
+    source = convert("truthfulqa", fixture, "validation", tmp_path / "s.parquet")
+    sample = read_samples(source)[0]
+    choices = [sample.choices[1], sample.choices[0], *sample.choices[2:]]
+    fixed = refined(source, tmp_path / "r.parquet", {0: {"choices": choices, "answer_index": 1}})
+    export(fixed, tmp_path / "out")
+    row = exported_table(tmp_path / "out", "multiple_choice", "validation").to_pylist()[0]
+    original = pq.read_table(fixture).to_pylist()[0]
+    assert row["mc1_targets"]["choices"] == choices
+    assert row["mc1_targets"]["labels"] == [0, 1] + [0] * (len(choices) - 2)
+    assert row["mc2_targets"] == original["mc2_targets"]  # the other task is left as it was
+
+
+def test_mmlu_pro_answer_letter_follows_answer_index(tmp_path: Path) -> None:
+    fixture = FIXTURES / "mmlu/mmlu_pro.parquet"
+    samples = load("mmlu", split="test", data_files=str(fixture), on_error="skip")
+    write_parquet(samples, tmp_path / "s.parquet")
+    moved = (samples[0].answer_index + 1) % len(samples[0].choices)
+    fixed = refined(tmp_path / "s.parquet", tmp_path / "r.parquet", {0: {"answer_index": moved}})
+    export(fixed, tmp_path / "out")
+    row = exported_table(tmp_path / "out", "all", "test").to_pylist()[0]
+    assert (row["answer_index"], row["answer"]) == (moved, "ABCDEFGHIJ"[moved])
+
+
+# -- policies ---------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def mmlu_refined(tmp_path: Path) -> tuple[Path, Path]:
+    source = convert("mmlu", FIXTURES / "mmlu/cais_test.parquet", "test", tmp_path / "s.parquet")
+    first = read_samples(source)[0]
+    change = {0: {"context": first.context + " (fixed)"}}
+    return source, refined(source, tmp_path / "r.parquet", change, verdicts={1: False, 2: False})
+
+
+@pytest.mark.parametrize(
+    ("policy", "rows", "counts"),
+    [
+        ("replace", 12, {"rows_in": 12, "kept": 11, "replaced": 1, "dropped": 0}),
+        ("drop", 10, {"rows_in": 12, "kept": 9, "replaced": 1, "dropped": 2}),
+        ("original", 12, {"rows_in": 12, "kept": 12, "replaced": 0, "dropped": 0}),
+    ],
+)
+def test_each_policy_gives_its_rows_and_counts(
+    policy: str,
+    rows: int,
+    counts: dict[str, int],
+    mmlu_refined: tuple[Path, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _, fixed = mmlu_refined
+    out = tmp_path / policy
+    assert main(["export", str(fixed), "-o", str(out), "--policy", policy, "--json"]) == 0
+    totals = json.loads(capsys.readouterr().out)
+    assert {k: totals[k] for k in counts} == counts
+    assert totals["kept"] + totals["replaced"] + totals["dropped"] == totals["rows_in"]
+    table = exported_table(out, "all", "test")
+    assert table.num_rows == rows
+    questions = table.column("question").to_pylist()
+    original = pq.read_table(FIXTURES / "mmlu/cais_test.parquet").column("question").to_pylist()
+    if policy == "original":
+        assert questions == original
+    else:
+        assert questions[0] == original[0] + " (fixed)"
+    if policy == "drop":
+        assert original[1] not in questions and original[2] not in questions
+
+
+def test_drop_if_narrows_the_checks_and_names_an_unknown_one(
+    mmlu_refined: tuple[Path, Path], tmp_path: Path
+) -> None:
+    _, fixed = mmlu_refined
+    kept = export(fixed, tmp_path / "a", policy="drop", drop_if=["checks.single_correct_answer"])
+    assert kept.total.dropped == 0
+    with pytest.raises(ExportError, match=r"no verdict has the check 'checks.gramatical'"):
+        export(fixed, tmp_path / "b", policy="drop", drop_if=["checks.gramatical"])
+
+
+def test_annotate_adds_status_failing_checks_and_originals(
+    mmlu_refined: tuple[Path, Path], tmp_path: Path
+) -> None:
+    _, fixed = mmlu_refined
+    export(fixed, tmp_path / "out", annotate=True)
+    table = exported_table(tmp_path / "out", "all", "test")
+    assert table.column_names[:4] == ["question", "subject", "choices", "answer"]
+    assert table.column_names[4:] == ["sdvm_status", "sdvm_failing", "original_question"]
+    status = table.column("sdvm_status").to_pylist()
+    assert status[:3] == ["replaced", "dropped", "dropped"] and set(status[3:]) == {"kept"}
+    assert table.column("sdvm_failing").to_pylist()[1] == ["ok", "checks.grammatical"]
+
+
+def test_the_record_file_has_a_line_per_input_row(
+    mmlu_refined: tuple[Path, Path], tmp_path: Path
+) -> None:
+    _, fixed = mmlu_refined
+    export(fixed, tmp_path / "out", policy="drop")
+    lines = [json.loads(x) for x in (tmp_path / "out/export-record.jsonl").read_text().splitlines()]
+    assert [line["row"] for line in lines] == list(range(12))
+    assert [line["status"] for line in lines[:3]] == ["replaced", "dropped", "dropped"]
+    assert lines[0]["changed"] == ["question"]
+    # not loaded as data
+    assert datasets.load_dataset(str(tmp_path / "out"), "all", split="test").num_rows == 10
+
+
+# -- bad input --------------------------------------------------------------------------------
+
+
+def test_a_file_without_a_record_needs_its_dataset(tmp_path: Path) -> None:
+    samples = load("hellaswag", bundled=True)
+    write_jsonl(samples, tmp_path / "s.jsonl")
+    with pytest.raises(ExportError, match=r"s.jsonl has no record .*\(--dataset NAME\)"):
+        export(tmp_path / "s.jsonl", tmp_path / "out")
+    export(tmp_path / "s.jsonl", tmp_path / "out", dataset="hellaswag", split="validation")
+    got = exported_table(tmp_path / "out", "default", "validation")
+    assert got.num_rows == len(samples)
+
+
+def test_a_flag_that_disagrees_with_the_record_is_refused(tmp_path: Path) -> None:
+    write_parquet(load("hellaswag", bundled=True), tmp_path / "s.parquet")
+    with pytest.raises(ExportError, match=r"its record says dataset 'hellaswag', but 'mmlu'"):
+        export(tmp_path / "s.parquet", tmp_path / "out", dataset="mmlu")
+    with pytest.raises(ExportError, match=r"record says split 'validation', but 'test'"):
+        export(tmp_path / "s.parquet", tmp_path / "out", split="test")
+
+
+def test_mixed_datasets_and_two_files_for_one_split_are_refused(tmp_path: Path) -> None:
+    write_parquet(load("hellaswag", bundled=True), tmp_path / "h.parquet")
+    write_parquet(load("hellaswag", bundled=True), tmp_path / "h2.parquet")
+    write_parquet(load("mmlu", bundled=True), tmp_path / "m.parquet")
+    with pytest.raises(ExportError, match=r"different datasets \(hellaswag, mmlu\)"):
+        export([tmp_path / "h.parquet", tmp_path / "m.parquet"], tmp_path / "out")
+    with pytest.raises(ExportError, match=r"are both default/validation"):
+        export([tmp_path / "h.parquet", tmp_path / "h2.parquet"], tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_existing_folder_is_refused_unless_an_earlier_export_with_overwrite(
+    tmp_path: Path,
+) -> None:
+    write_parquet(load("hellaswag", bundled=True), tmp_path / "h.parquet")
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.txt").write_text("keep me")
+    with pytest.raises(ExportError, match=r"mine exists and is not an earlier export"):
+        export(tmp_path / "h.parquet", tmp_path / "mine", overwrite=True)
+    assert (tmp_path / "mine" / "notes.txt").read_text() == "keep me"
+    export(tmp_path / "h.parquet", tmp_path / "out")
+    with pytest.raises(ExportError, match=r"holds an earlier export; pass overwrite"):
+        export(tmp_path / "h.parquet", tmp_path / "out")
+    export(tmp_path / "h.parquet", tmp_path / "out", policy="original", overwrite=True)
+    manifest = json.loads((tmp_path / "out" / "sdvm_hf-export.json").read_text())
+    assert manifest["policy"] == "original"
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+def test_an_output_folder_holding_an_input_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "out").mkdir()
+    write_parquet(load("hellaswag", bundled=True), tmp_path / "out" / "h.parquet")
+    with pytest.raises(ExportError, match=r"h.parquet is inside the output folder"):
+        export(tmp_path / "out" / "h.parquet", tmp_path / "out", overwrite=True)
+
+
+def test_an_error_mid_export_leaves_nothing_behind(tmp_path: Path) -> None:
+    write_parquet(load("hellaswag", bundled=True), tmp_path / "h.parquet")
+    with pytest.raises(ExportError, match=r"no sample file"):
+        export([], tmp_path / "out")
+    with pytest.raises(ExportError, match=r"unknown hellaswag layout 'cais'"):
+        export(tmp_path / "h.parquet", tmp_path / "out", layout="cais")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["h.parquet"]
+
+
+def test_the_generic_mapping_exports_its_columns_as_they_were_named(tmp_path: Path) -> None:
+    from sdvm_hf import MultipleChoiceMapping
+
+    source = tmp_path / "piqa.jsonl"
+    rows = [
+        {"goal": "Open a jar.", "sol1": "Twist the lid.", "sol2": "Eat it.", "label": 0, "id": 7},
+        {"goal": "Dry hair.", "sol1": "Use a fan.", "sol2": "Use water.", "label": 0, "id": 8},
+    ]
+    source.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    mapping = MultipleChoiceMapping(
+        name="mine", context="goal", choices=("sol1", "sol2"), answer="label"
+    )
+    write_parquet(load(mapping, data_files=str(source)), tmp_path / "s.parquet")
+    export(tmp_path / "s.parquet", tmp_path / "out")
+    assert exported_table(tmp_path / "out", "default", "train").to_pylist() == rows
