@@ -6,8 +6,10 @@ The project's own tests never need these files; CI has them beside the clone.
 import csv as csv_module
 import gzip
 import json
+from collections.abc import Callable
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
@@ -115,3 +117,110 @@ def test_every_original_mmlu_csv_folder_loads_whole(folder: str) -> None:
     samples = load_mmlu(data_files=HENDRYCKS / folder, split=folder)
     assert len(files) == 57
     assert len(samples) == sum(map(csv_records, files)) and not samples.rejects
+
+
+# -- the way back: every labelled real file exports as its source -------------------------------
+
+
+def _exported(folder: Path, config: str, split: str) -> pa.Table:
+    (path,) = (folder / config).glob(f"{split}-*.parquet")
+    return pq.read_table(path)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("name", "file", "split", "config"),
+    [
+        ("hellaswag", "hellaswag/hub_validation.parquet", "validation", "default"),
+        ("hellaswag", "hellaswag/rowanz_val.jsonl.gz", "validation", "default"),
+        ("mmlu", "mmlu/hub_all_test.parquet", "test", "all"),
+        ("mmlu", "mmlu/hub_all_validation.parquet", "validation", "all"),
+        ("mmlu", "mmlu/hub_all_dev.parquet", "dev", "all"),
+        ("mmlu", "mmlu/hendrycks_csv/test", "test", "all"),
+        ("mmlu", "mmlu/hendrycks_csv/val", "validation", "all"),
+        ("mmlu", "mmlu/hendrycks_csv/dev", "dev", "all"),
+    ],
+)
+def test_every_labelled_real_file_exports_as_the_hub_copy(
+    name: str, file: str, split: str, config: str, tmp_path: Path
+) -> None:
+    from sdvm_hf import export, load, write_parquet
+
+    write_parquet(load(name, None, split, data_files=str(REAL / file)), tmp_path / "s.parquet")
+    result = export(tmp_path / "s.parquet", tmp_path / "out")
+    hub = {
+        "hellaswag": REAL / "hellaswag" / "hub_validation.parquet",
+        "mmlu": REAL
+        / "mmlu"
+        / f"hub_all_{'validation' if split == 'validation' else split}.parquet",
+    }[name]
+    want = pq.read_table(hub)
+    got = _exported(tmp_path / "out", config, split)
+    assert got.schema.remove_metadata() == want.schema.remove_metadata()
+    assert got.to_pylist() == want.to_pylist()
+    if name == "mmlu":  # and one configuration per subject, as cais/mmlu has
+        assert len(result.configs) == 58
+        astronomy = _exported(tmp_path / "out", "astronomy", split)
+        assert set(astronomy.column("subject").to_pylist()) == {"astronomy"}
+
+
+@pytest.mark.slow
+def test_mmlu_pro_exports_its_convertible_rows_exactly(tmp_path: Path) -> None:
+    from sdvm_hf import export, load, write_parquet
+
+    source = REAL / "mmlu_pro" / "test.parquet"
+    samples = load("mmlu", split="test", data_files=str(source), on_error="skip")
+    write_parquet(samples, tmp_path / "s.parquet")
+    export(tmp_path / "s.parquet", tmp_path / "out")
+    rejected = {reject.row for reject in samples.rejects}
+    assert len(rejected) == 5
+    want = [row for i, row in enumerate(pq.read_table(source).to_pylist()) if i not in rejected]
+    got = _exported(tmp_path / "out", "all", "test")
+    assert got.schema.remove_metadata() == pq.read_schema(source).remove_metadata()
+    assert got.to_pylist() == want
+
+
+@pytest.mark.slow
+def test_hellaswag_ctx_joins_ctx_a_and_ctx_b_before_and_after_an_export_with_fixes(
+    tmp_path: Path,
+) -> None:
+    import random
+
+    from sdvm_hf import export, load, read_samples, write_parquet
+    from sdvm_hf.record import RECORD_KEY, read_record, with_stage
+
+    def joined(row: dict[str, str]) -> bool:
+        b = row["ctx_b"]
+        return row["ctx"] == (f"{row['ctx_a']} {b}" if b else row["ctx_a"])
+
+    hub = REAL / "hellaswag" / "hub_validation.parquet"
+    assert all(joined(row) for row in pq.read_table(hub).to_pylist())
+    write_parquet(load("hellaswag", data_files=hub), tmp_path / "s.parquet")
+    samples = read_samples(tmp_path / "s.parquet")
+    pick = random.Random(15)
+    edits: list[Callable[[str], str]] = [
+        lambda c: c + " then",
+        lambda c: "Meanwhile, " + c,
+        lambda c: c.replace(" ", "  ", 1),
+        lambda c: c.upper(),
+        lambda c: c[: len(c) // 2],
+    ]
+    changed = {i: pick.choice(edits) for i in pick.sample(range(len(samples)), 2_000)}
+    fixed = [
+        s.model_copy(update={"context": changed[i](s.context)}) if i in changed else s
+        for i, s in enumerate(samples)
+    ]
+    write_parquet(fixed, tmp_path / "r.parquet")
+    original = read_record(tmp_path / "s.parquet")
+    assert original is not None
+    record = with_stage(original, "fix", tmp_path / "s.parquet", len(samples))
+    table = pq.read_table(tmp_path / "r.parquet")
+    metadata = {RECORD_KEY: json.dumps(record).encode()}
+    pq.write_table(table.replace_schema_metadata(metadata), tmp_path / "r.parquet")
+    result = export(tmp_path / "r.parquet", tmp_path / "out")
+    rows = _exported(tmp_path / "out", "default", "validation").to_pylist()
+    assert all(joined(row) for row in rows)
+    assert [row["ctx"] for row in rows] == [s.context for s in fixed]
+    assert result.total.replaced == sum(
+        1 for i, f in changed.items() if f(samples[i].context) != samples[i].context
+    )
