@@ -455,13 +455,40 @@ def _table(part: Part, rows: list[dict[str, Any]]) -> pa.Table:
     if features is None and part.layout == record.get("layout") and record.get("schema"):
         schema = arrow_schema(record["schema"])
         _check_columns(part, rows, schema.names)
-        return pa.Table.from_pylist(rows, schema=schema)
+        return _typed(part, rows, schema)
     if features is None:  # a file built by hand: its rows say what they hold
         return pa.Table.from_pylist(rows)
     _check_columns(part, rows, list(features))
-    encoded = [features.encode_example(row) for row in rows]
-    schema = features.arrow_schema
-    return pa.Table.from_pylist(encoded, schema=schema)
+    return _typed(part, rows, features.arrow_schema)
+
+
+def _typed(part: Part, rows: list[dict[str, Any]], schema: pa.Schema) -> pa.Table:
+    """The rows in ``schema``, column by column.
+
+    An int given back where the layout has text (HellaSwag's label from the original JSON
+    Lines, a one-based answer) is written as its digits; other values are cast.
+    """
+    columns = []
+    for field in schema:  # noqa: F402
+        values = [row.get(field.name) for row in rows]
+        try:
+            column = pa.array(values, field.type)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
+            if pa.types.is_string(field.type) or pa.types.is_large_string(field.type):
+                values = [_digits(value) for value in values]
+            try:
+                column = pa.array(values).cast(field.type)
+            except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as error:
+                raise ExportError(
+                    f"{part.path}: column {field.name!r} of the {part.layout} layout: expected "
+                    f"{field.type}, got values that do not convert ({error})"
+                ) from None
+        columns.append(column)
+    return pa.Table.from_arrays(columns, schema=schema)
+
+
+def _digits(value: Any) -> Any:
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
 def _check_columns(part: Part, rows: list[dict[str, Any]], names: Sequence[str]) -> None:
