@@ -48,7 +48,11 @@ def add_commands(commands: Any) -> None:
     source.add_argument("--hub", metavar="DATASET", help="generic: a Hub dataset id")
     convert.add_argument("--split", help="the split (default: the dataset's; generic: train)")
     convert.add_argument(
-        "--name", "--subject", dest="config", help="the Hub configuration (mmlu: the subject)"
+        "--config",
+        "--name",
+        "--subject",
+        dest="config",
+        help="the Hub configuration (mmlu: the subject; --name and --subject say the same)",
     )
     convert.add_argument("--layout", help="the layout, when the columns do not tell")
     convert.add_argument("--revision", help="the Hub revision")

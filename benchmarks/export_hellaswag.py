@@ -1,0 +1,53 @@
+"""Export of HellaSwag sample files, against pq.read_table + pq.write_table of the same rows.
+
+``hub_validation.parquet`` replicated to each size, converted once to a sample file (with its
+record, not timed); then ``export(samples, folder)`` (every row back in Rowan/hellaswag's
+layout, the card, the per-row record) against plain ``pq.read_table`` + ``pq.write_table`` of
+the sample file (the floor), run alternately, medians. The issue's target is a ratio; #19's
+goal is 1.3x.
+
+    python benchmarks/export_hellaswag.py [--realdata ../shared/realdata] [--sizes 100000 1000000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+from _timing import medians, report
+
+from sdvm_hf import export, load, write_parquet
+
+
+def main() -> None:
+    """Measure each size and print the ratios."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--realdata", type=Path, default=Path("/work/shared/realdata"))
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[100_000, 1_000_000])
+    args = parser.parse_args()
+    table = pq.read_table(args.realdata / "hellaswag" / "hub_validation.parquet")
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        for rows in args.sizes:
+            source = folder / "source.parquet"
+            copies = -(-rows // table.num_rows)
+            pq.write_table(pa.concat_tables([table] * copies).slice(0, rows), source)
+            samples = folder / "samples.parquet"
+            write_parquet(load("hellaswag", data_files=str(source)), samples)
+
+            def floor(samples: Path = samples) -> None:
+                pq.write_table(pq.read_table(samples), folder / "floor.parquet")
+
+            def work(samples: Path = samples) -> None:
+                export(samples, folder / "export", overwrite=True)
+
+            floor_s, work_s = medians(floor, work, args.repeats)
+            report(f"export hellaswag {rows:>9,} rows", floor_s, work_s, target=1.3)
+
+
+if __name__ == "__main__":
+    main()
