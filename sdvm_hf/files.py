@@ -25,16 +25,15 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sdvm_hf._atomic import AtomicFile, atomic_path
-from sdvm_hf.arrow._codec import decode
+from sdvm_hf.arrow._codec import DECODE_ROWS, decode
 from sdvm_hf.arrow._concat import concatenate_tables
+from sdvm_hf.arrow._parquet import parquet_file_batches
 from sdvm_hf.arrow._validate import canonical, check_schema, checked_table
 from sdvm_hf.arrow.schema import sample_schema
-from sdvm_hf.arrow.sequence import SampleSequence, samples_to_table
+from sdvm_hf.arrow.sequence import SampleBatches, SampleSequence, samples_to_table
 from sdvm_hf.errors import SampleTableError
 from sdvm_hf.record import Record, metadata, with_record
 from sdvm_hf.samples import MultipleChoiceSample
-from sdvm_hf.sources._local import parquet_file_batches
-from sdvm_hf.sources.streaming import DECODE_ROWS, StreamingSamples
 
 __all__ = [
     "FORMATS",
@@ -82,15 +81,15 @@ def write_parquet(
 ) -> int:
     """Write samples (or a sample table) to a Parquet file; return how many rows.
 
-    A :class:`~sdvm_hf.sources.streaming.StreamingSamples` is written batch by batch as it is
+    A :class:`~sdvm_hf.StreamingSamples` is written batch by batch as it is
     converted: the whole table is never held.
 
     The file loads with :func:`read_parquet`, ``pyarrow.parquet.read_table`` and
     ``datasets.load_dataset("parquet", data_files=...)``. Writing is atomic: an error or a
     crash mid-write leaves no partial file at ``path``.
     """
-    if isinstance(samples, StreamingSamples):
-        with SampleWriter(path, "parquet") as writer:
+    if isinstance(samples, SampleBatches) and not isinstance(samples, SampleSequence):
+        with SampleWriter(path, "parquet") as writer:  # a stream: batch by batch
             for table in samples.tables():
                 writer.write(table)
             writer.record = converted_record(samples, writer.rows, len(samples.rejects))
@@ -107,7 +106,7 @@ def write_parquet(
 
 
 def converted_record(
-    samples: SampleSequence | StreamingSamples,
+    samples: SampleBatches,
     rows: int,
     rejected: int,
     rejects: str | os.PathLike[str] | None = None,
@@ -237,7 +236,7 @@ def write_jsonl(samples: Iterable[MultipleChoiceSample], path: str | os.PathLike
     checked before anything is written (a sample built around the validators, e.g. with
     ``model_construct``, is refused).
     """
-    if not isinstance(samples, SampleSequence | StreamingSamples):  # those come checked
+    if not isinstance(samples, SampleBatches):  # loaded and streamed samples come checked
         samples = [_checked(sample) for sample in samples]
     count = 0
     with atomic_path(path) as tmp, _open_text(tmp, "w", str(path).endswith(".gz")) as out:
@@ -424,7 +423,7 @@ class SampleWriter:
 
 
 def write_samples(
-    samples: SampleSequence | StreamingSamples,
+    samples: SampleBatches,
     path: str | os.PathLike[str],
     format: Format | None = None,
 ) -> int:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO
@@ -22,7 +22,7 @@ from sdvm_hf._progress import bar
 from sdvm_hf.arrow._rules import find_problems
 from sdvm_hf.arrow._validate import canonical
 from sdvm_hf.arrow.rejects import Rejects, json_line
-from sdvm_hf.arrow.sequence import SampleSequence
+from sdvm_hf.arrow.sequence import SampleBatches
 from sdvm_hf.errors import Problem
 from sdvm_hf.files import (
     Format,
@@ -36,7 +36,6 @@ from sdvm_hf.files import (
 )
 from sdvm_hf.report import ReportFormat, write_report
 from sdvm_hf.samples import MultipleChoiceSample
-from sdvm_hf.sources.streaming import StreamingSamples
 from sdvm_hf.summary import Summary, Tally
 
 __all__ = [
@@ -114,13 +113,13 @@ class Converted:
 
 
 def convert_to_files(
-    samples: SampleSequence | StreamingSamples,
+    samples: SampleBatches,
     output: str | os.PathLike[str],
     format: Format | None = None,
 ) -> Converted:
     """Write converted samples to ``output`` and their rejects beside it; summarise them.
 
-    A :class:`~sdvm_hf.sources.streaming.StreamingSamples` is converted, written and summarised
+    A :class:`~sdvm_hf.StreamingSamples` is converted, written and summarised
     batch by batch (samples, rejects and summary alike), so memory stays flat at any size.
     When every row is rejected, no sample file is written (an earlier one stays as it was)
     and ``output`` is ``None``. The rejects file is rewritten on every run, and removed
@@ -139,7 +138,7 @@ def convert_to_files(
         raise
     with rejected:
         with writer, rejected.path.open("w", encoding="utf-8") as lines:
-            for table, rejects in _converted(samples):
+            for table, rejects in samples.batches():
                 tally.add(table)
                 tally.add_rejects(rejects)
                 writer.write(table)
@@ -158,13 +157,6 @@ def convert_to_files(
         beside if tally.rejected else None,
         tally.summary(),
     )
-
-
-def _converted(samples: SampleSequence | StreamingSamples) -> Iterator[tuple[pa.Table, Rejects]]:
-    if isinstance(samples, StreamingSamples):
-        yield from samples.batches()
-    else:
-        yield samples.table, samples.rejects
 
 
 def inspect_file(path: str | os.PathLike[str]) -> Summary:

@@ -83,3 +83,23 @@ def test_the_import_graph_has_no_cycles() -> None:
 
     for module in graph:
         visit(module, [])
+
+
+NEVER = {
+    "sdvm_hf.files": ("sdvm_hf.sources",),
+    "sdvm_hf.jobs": ("sdvm_hf.sources",),
+    "sdvm_hf.summary": ("sdvm_hf.sources", "sdvm_hf.presets"),
+    "sdvm_hf.report": ("sdvm_hf.sources", "sdvm_hf.presets"),
+}
+"""The output side never reads through the input side: sample files, jobs, summaries and
+reports take any :class:`~sdvm_hf.arrow.sequence.SampleBatches`, loaded or streamed."""
+
+
+def test_the_output_side_never_imports_the_input_side() -> None:
+    broken = [
+        f"{module} imports {target}"
+        for module, forbidden in NEVER.items()
+        for target in MODULES[module]
+        if any(target == f or target.startswith(f + ".") for f in forbidden)
+    ]
+    assert broken == []

@@ -25,6 +25,9 @@ from sdvm_hf.samples import MultipleChoiceSample, class_for_style
 
 # -- encoding ------------------------------------------------------------------------------
 
+DECODE_ROWS = 8_192
+"""Rows turned into Python samples at a time while streaming."""
+
 
 def json_text(value: Any) -> str:
     """``value`` as JSON text, exactly (no NaN, non-ASCII kept)."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any, Protocol, overload, runtime_checkable
 
 import numpy as np
 import pyarrow as pa
@@ -30,6 +30,30 @@ __all__ = [
 ]
 
 _BATCH_ROWS = 8192
+
+
+@runtime_checkable
+class SampleBatches(Protocol):
+    """What writers and jobs need of a sample collection, loaded whole or streamed.
+
+    :class:`SampleSequence` and :class:`~sdvm_hf.StreamingSamples` both offer it, so a writer
+    never asks which one it holds.
+    """
+
+    provenance: Callable[[], dict[str, Any]] | None
+    rejects: Rejects
+
+    def batches(self) -> Iterator[tuple[pa.Table, Rejects]]:
+        """Each sample table with the rows of its source it rejected, in source order."""
+        ...
+
+    def tables(self) -> Iterator[pa.Table]:
+        """The sample tables, gathering the rejects in :attr:`rejects`."""
+        ...
+
+    def __iter__(self) -> Iterator[MultipleChoiceSample]:
+        """The typed samples."""
+        ...
 
 
 class SampleSequence(Sequence[MultipleChoiceSample]):
@@ -67,6 +91,14 @@ class SampleSequence(Sequence[MultipleChoiceSample]):
     def from_dataset(cls, dataset: datasets.Dataset, *, source: str = "dataset") -> SampleSequence:
         """The samples of a ``datasets.Dataset`` in the sample features, in its order."""
         return cls(dataset, source=source)
+
+    def batches(self) -> Iterator[tuple[pa.Table, Rejects]]:
+        """The sample table with the rows its conversion rejected: one batch."""
+        yield self._table, self.rejects
+
+    def tables(self) -> Iterator[pa.Table]:
+        """The sample table, as the one batch a writer takes."""
+        yield self._table
 
     @property
     def table(self) -> pa.Table:

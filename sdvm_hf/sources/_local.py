@@ -13,15 +13,15 @@ from __future__ import annotations
 import gzip
 import io
 import json
-import os
 import zlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import IO, Literal
 
 import pyarrow as pa
 import pyarrow.json as paj
 import pyarrow.parquet as pq
 
+from sdvm_hf.arrow._parquet import parquet_file_batches
 from sdvm_hf.sources._csv import CsvLayout, concat_files, csv_batches, read_csv
 
 Kind = Literal["parquet", "jsonl", "json", "csv"]
@@ -195,28 +195,6 @@ def _jsonl_blocks(file: str) -> Iterator[pa.Table]:
     schema = _jsonl_schema(file)
     for first, block in _line_blocks(file):
         yield _parsed(file, first, block, schema)
-
-
-def parquet_file_batches(
-    file: str | os.PathLike[str],
-    batch_size: int,
-    check: Callable[[pa.Schema], None] | None = None,
-) -> Iterator[pa.Table]:
-    """A Parquet file batch by batch, holding one batch (an empty file as one empty table).
-
-    ``check`` sees the schema before any batch is read. Errors are pyarrow's (an
-    ``ArrowException`` or ``OSError``): each caller names the file in its own terms.
-    """
-    # Not memory-mapped: mapped pages stay resident, so the whole file would count.
-    # pre_buffer (pyarrow's default) keeps every row group it read alive until the
-    # file is closed: a stream over 1M rows held 0.6 GB of Arrow buffers at its end
-    parquet = pq.ParquetFile(file, pre_buffer=False)
-    if check is not None:
-        check(parquet.schema_arrow)
-    if parquet.metadata.num_rows == 0:  # no batch, but the schema: what the columns hold
-        yield parquet.schema_arrow.empty_table()
-    for batch in parquet.iter_batches(batch_size=batch_size):
-        yield pa.Table.from_batches([batch])
 
 
 def _parquet_batches(file: str, batch_size: int) -> Iterator[pa.Table]:

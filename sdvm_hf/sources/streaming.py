@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyarrow as pa
 
-from sdvm_hf.arrow._codec import decode
+from sdvm_hf.arrow._codec import DECODE_ROWS, decode
 from sdvm_hf.arrow._stream import shuffled, taken
 from sdvm_hf.arrow.rejects import Rejects
 from sdvm_hf.arrow.schema import sample_schema
@@ -20,15 +20,12 @@ from sdvm_hf.sources._convert import MappingChoice, Selection, conversions
 if TYPE_CHECKING:
     import datasets
 
-__all__ = ["DECODE_ROWS", "STREAM_ROWS", "StreamingSamples"]
+__all__ = ["STREAM_ROWS", "StreamingSamples"]
 
 
 STREAM_ROWS = 16_384
 """Rows converted at a time when streaming: memory stays flat at a few such batches (1M and
 5M HellaSwag rows peak within a few percent of 100k; 65,536-row batches cost 1.4x)."""
-
-DECODE_ROWS = 8_192
-"""Rows turned into Python samples at a time while streaming."""
 
 
 class StreamingSamples:
