@@ -62,6 +62,36 @@ def with_ids(batch: SampleSequence, start: int, key: str) -> list[Tagged]:
     return tagged
 
 
+def _malformed(label: str, what: str) -> ServiceError:
+    return ServiceError(f"{label}: malformed response: {what}; {RESUME}")
+
+
+def by_row(sent: Sequence[Tagged], returned: Any, label: str) -> dict[int, dict[str, Any]]:
+    """Each returned sample's wire dict by its row id; ServiceError unless one per row sent.
+
+    Cheap (no sample is validated): :func:`send` runs it on an answer before the request's
+    slot is let go, so that after an answer of the wrong shape no other request leaves.
+    """
+    if not isinstance(returned, list) or len(returned) != len(sent):
+        count = len(returned) if isinstance(returned, list) else type(returned).__name__
+        raise _malformed(label, f"sent {len(sent)} samples, got {count}")
+    key = sent[0].key if sent else ROW_ID
+    by_id: dict[int, dict[str, Any]] = {}
+    for item in returned:
+        try:
+            wire = dict(item.to_dict())
+        except (AttributeError, TypeError, ValueError) as error:
+            raise _malformed(label, str(error)) from None
+        row = wire.pop(key, None)
+        if not isinstance(row, int) or isinstance(row, bool) or row in by_id:
+            raise _malformed(label, f"a sample without a row id of its own ({row!r})")
+        by_id[row] = wire
+    for original in sent:
+        if original.row not in by_id:
+            raise _malformed(label, f"row {original.row} did not come back")
+    return by_id
+
+
 def join(
     sent: Sequence[Tagged], returned: Any, label: str, stage: Stage
 ) -> list[MultipleChoiceSample]:
@@ -74,27 +104,12 @@ def join(
     """
 
     def malformed(what: str) -> ServiceError:
-        return ServiceError(f"{label}: malformed response: {what}; {RESUME}")
+        return _malformed(label, what)
 
-    if not isinstance(returned, list) or len(returned) != len(sent):
-        count = len(returned) if isinstance(returned, list) else type(returned).__name__
-        raise malformed(f"sent {len(sent)} samples, got {count}")
-    key = sent[0].key if sent else ROW_ID
-    by_id: dict[int, dict[str, Any]] = {}
-    for item in returned:
-        try:
-            wire = dict(item.to_dict())
-        except (AttributeError, TypeError, ValueError) as error:
-            raise malformed(str(error)) from None
-        row = wire.pop(key, None)
-        if not isinstance(row, int) or isinstance(row, bool) or row in by_id:
-            raise malformed(f"a sample without a row id of its own ({row!r})")
-        by_id[row] = wire
+    by_id = by_row(sent, returned, label)
     out = []
     for original in sent:
-        answer = by_id.get(original.row)
-        if answer is None:
-            raise malformed(f"row {original.row} did not come back")
+        answer = by_id[original.row]
         extra = {k: answer.pop(k) for k in [*answer] if k not in RESERVED_KEYS}
         if extra != original.sample.extra:
             raise malformed(f"row {original.row} came back with its extra changed")

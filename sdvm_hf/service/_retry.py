@@ -83,10 +83,13 @@ async def send(
     gate: Gate,
     slots: asyncio.Semaphore,
     flight: Flight,
+    check: Callable[[Any], object],
 ) -> Any:
     """The service's answer to batch ``number``; a request holds one of ``slots`` in flight.
 
     Once ``flight`` is stopping, no request leaves and none is retried (:class:`NotSent`).
+    ``check`` looks at an answer's shape before the slot is let go: a ``ServiceError`` it
+    raises stops the run before another request can leave.
     """
     retry = gate.retry
     attempts = {"retry-429": 0, "retry": 0}
@@ -108,6 +111,11 @@ async def send(
             else:
                 failure = None
                 gate.passed()
+                try:
+                    check(returned)
+                except ServiceError:
+                    flight.stopping = True
+                    raise
             finally:
                 flight.sending.discard(number)
         if failure is None:

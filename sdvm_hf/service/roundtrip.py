@@ -46,7 +46,7 @@ from sdvm_hf.service._base import (
     install_hint,
 )
 from sdvm_hf.service._client import DEFAULT_BASE_URL, check_base_url, check_key, make_client
-from sdvm_hf.service._join import Tagged, join, part_table, row_key, with_ids
+from sdvm_hf.service._join import Tagged, by_row, join, part_table, row_key, with_ids
 from sdvm_hf.service._lock import output_lock
 from sdvm_hf.service._parts import Parts, rows_hash
 from sdvm_hf.service._retry import Flight, Gate, Retry, send
@@ -175,7 +175,17 @@ def _run(
         batch = samples[start : start + batch_size]
         label = f"batch {number} (rows {start}..{start + len(batch) - 1})"
         sent = with_ids(batch, start, key)  # no await before the slot: batches queue in order
-        returned = await send(call, sent, number, label, address, gate, slots, flight)
+        returned = await send(
+            call,
+            sent,
+            number,
+            label,
+            address,
+            gate,
+            slots,
+            flight,
+            lambda r: by_row(sent, r, label),
+        )
         await finishing.run(finish(number, start, batch.table, sent, returned, label, flight))
 
     async def finish(
