@@ -24,7 +24,7 @@ from typing import IO, Any, Literal
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sdvm_hf._atomic import AtomicFile, atomic_path
+from sdvm_hf._atomic import AtomicFile, atomic_path, named
 from sdvm_hf.arrow._codec import decode
 from sdvm_hf.arrow._concat import concatenate_tables
 from sdvm_hf.arrow._validate import canonical, check_schema, checked_table
@@ -314,7 +314,13 @@ class SampleWriter:
             self._text = _open_text(self._file.path, "w", self.format == "jsonl.gz")
 
     def write(self, table: pa.Table) -> None:
-        """Append a (canonical, checked) sample table."""
+        """Append a (canonical, checked) sample table; an ``OSError`` names the file."""
+        try:
+            self._write(table)
+        except OSError as error:  # a full disk: name the file, not only the system's text
+            raise named(error, self._file.destination) from error
+
+    def _write(self, table: pa.Table) -> None:
         if self._text is not None:
             for batch in table.to_batches(max_chunksize=DECODE_ROWS):
                 for sample in decode(batch):
@@ -344,6 +350,9 @@ class SampleWriter:
             self._finish()
             if self._parquet is None and self._text is None:  # nothing came: no sample
                 pq.write_table(sample_schema().empty_table(), self._file.path)
+        except OSError as error:
+            self._file.discard()
+            raise named(error, self._file.destination) from error
         except BaseException:
             self._file.discard()
             raise
