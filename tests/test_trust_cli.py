@@ -220,3 +220,27 @@ def test_a_files_key_value_metadata_survives_a_cast_on_reading(
     record = {b"sdvm_hf.record": b'{"preset": "hellaswag"}'}
     pq.write_table(table.replace_schema_metadata(record), tmp_path / "large.parquet")
     assert read_samples(tmp_path / "large.parquet").table.schema.metadata == record
+
+
+def test_a_converted_file_loads_with_datasets_in_its_own_sample_features(
+    tmp_path: Path,
+) -> None:
+    import datasets
+
+    from sdvm_hf.arrow.schema import sample_features
+
+    path = tmp_path / "hs.parquet"
+    convert_to_files(load_hellaswag(bundled=True), path)
+    loaded = datasets.load_dataset(
+        "parquet",
+        data_files=str(path),
+        split="train",
+        features=sample_features(path),
+        cache_dir=str(tmp_path / "cache"),
+    )
+    assert loaded.features == read_parquet(path).features
+    assert loaded[0]["extra"]["ind"] == read_parquet(path)[0].extra["ind"]
+    with pytest.raises(
+        ValueError, match=r"cais_test.parquet is not a sample file: it has no column 'extra'"
+    ):
+        sample_features(FIXTURES / "mmlu" / "cais_test.parquet")
