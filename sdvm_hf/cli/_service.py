@@ -34,7 +34,9 @@ def add_commands(commands: Any) -> None:
   sdvm-hf {stage} out/hellaswag.parquet -o out/hellaswag.{stage}.parquet --dataset hellaswag
 
 An interrupted run (Ctrl-C, no credits, a network failure) resumes where it stopped: rerun
-the same command. Finished batches wait in OUT.parts/ and are reused only for the same rows.""",
+the same command. Finished batches wait in OUT.parts/ and are reused only when they still
+hold exactly their rows. A stop sends no new request but waits for the answers already
+requested (a second Ctrl-C stops at once); one run at a time per output (OUT.lock).""",
         )
         command.add_argument("file", type=Path, help="a sample file (.parquet or .jsonl)")
         command.add_argument(

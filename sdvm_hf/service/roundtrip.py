@@ -252,6 +252,3 @@ def _run(
     shutil.rmtree(parts.folder, ignore_errors=True)
     # every part is the checked input's rows with columns built from checked samples
     return SampleSequence(result, source=str(output), validate=False)
-
-
-_ = (RESUME, ServiceError, install_hint)  # re-exported: the names callers import from here
