@@ -3,10 +3,45 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+
+_FULL = ("ENOSPC", "EDQUOT", "EFBIG", "EROFS", "EIO")
+_WRITE_FAILURES = {getattr(errno, name) for name in _FULL if hasattr(errno, name)}
+_WRITE_FAILURE_TEXTS = (
+    "No space left on device",
+    "Disk quota exceeded",
+    "File too large",
+    "Read-only file system",
+    "Input/output error",
+)
+
+
+def _write_failure(error: BaseException | None) -> bool:
+    """Whether ``error`` is a failure to write a file: a full disk, a quota, a read-only disk.
+
+    pyarrow's own errors carry no errno, only the system's text.
+    """
+    if not isinstance(error, OSError):
+        return False
+    return error.errno in _WRITE_FAILURES or any(t in str(error) for t in _WRITE_FAILURE_TEXTS)
+
+
+def named(error: OSError, destination: Path) -> OSError:
+    """``error`` as an ``OSError`` that names ``destination`` (as it is if it names a file).
+
+    The error returned is marked, so that an outer atomic file it passes through on its way
+    up does not name itself instead.
+    """
+    if getattr(error, "sdvm_hf_named", False) or str(destination) in str(error):
+        return error
+    text = f"cannot write {destination}: {error.strerror or error}"
+    new = OSError(error.errno, text) if error.errno is not None else OSError(text)
+    new.sdvm_hf_named = True  # type: ignore[attr-defined]
+    return new
 
 
 def _umask() -> int:
@@ -23,7 +58,7 @@ class AtomicFile:
     any exception, leaving the destination as it was; :meth:`discard` inside the block
     leaves it as it was too. The file gets the usual permissions (``0o666`` less the
     umask), not the private ones of a temporary file; a destination that cannot be written
-    is an ``OSError`` naming it.
+    (a missing folder, a full disk) is an ``OSError`` naming it.
     """
 
     def __init__(self, destination: str | os.PathLike[str]) -> None:
@@ -53,6 +88,9 @@ class AtomicFile:
             self._done = True
             try:
                 os.replace(self.path, self.destination)
+            except OSError as error:
+                self.path.unlink(missing_ok=True)
+                raise named(error, self.destination) from error
             except BaseException:
                 self.path.unlink(missing_ok=True)
                 raise
@@ -65,11 +103,15 @@ class AtomicFile:
     def __enter__(self) -> AtomicFile:
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, *_: object
+    ) -> None:
         if kind is None:
             self.commit()
-        else:
-            self.discard()
+            return
+        self.discard()
+        if isinstance(error, OSError) and _write_failure(error):  # a full disk names the file
+            raise named(error, self.destination) from error
 
 
 @contextlib.contextmanager
@@ -77,7 +119,10 @@ def atomic_path(destination: str | os.PathLike[str]) -> Iterator[Path]:
     """Yield a temporary path beside ``destination``; move it into place only on success.
 
     On any exception the temporary file is removed and the destination is left as it was
-    (see :class:`AtomicFile`).
+    (see :class:`AtomicFile`); an ``OSError`` (a full disk) names ``destination``.
     """
     with AtomicFile(destination) as file:
-        yield file.path
+        try:
+            yield file.path
+        except OSError as error:
+            raise named(error, file.destination) from error

@@ -24,7 +24,7 @@ from typing import IO, Any, Literal
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sdvm_hf._atomic import AtomicFile, atomic_path
+from sdvm_hf._atomic import AtomicFile, atomic_path, named
 from sdvm_hf.arrow._codec import DECODE_ROWS, decode
 from sdvm_hf.arrow._concat import concatenate_tables
 from sdvm_hf.arrow._parquet import parquet_file_batches
@@ -354,7 +354,13 @@ class SampleWriter:
             self._text = _open_text(self._file.path, "w", self.format == "jsonl.gz")
 
     def write(self, table: pa.Table) -> None:
-        """Append a (canonical, checked) sample table."""
+        """Append a (canonical, checked) sample table; an ``OSError`` names the file."""
+        try:
+            self._write(table)
+        except OSError as error:  # a full disk: name the file, not only the system's text
+            raise named(error, self._file.destination) from error
+
+    def _write(self, table: pa.Table) -> None:
         if self._text is not None:
             for batch in table.to_batches(max_chunksize=DECODE_ROWS):
                 for sample in decode(batch):
@@ -390,6 +396,9 @@ class SampleWriter:
                     empty.replace_schema_metadata(with_record(empty.schema, self.record).metadata),
                     self._file.path,
                 )
+        except OSError as error:
+            self._file.discard()
+            raise named(error, self._file.destination) from error
         except BaseException:
             self._file.discard()
             raise

@@ -15,6 +15,7 @@ STATUS: dict[str, tuple[int, Any]] = {
     "402": (402, {"detail": "Insufficient credits."}),
     "429": (429, {"detail": "slow down"}),
     "500": (500, {"detail": "internal error"}),
+    "404": (404, {"detail": "Not Found"}),
     "malformed": (200, {"unexpected": []}),
     "drop": (0, None),
 }
@@ -48,13 +49,14 @@ class _Server(ThreadingHTTPServer):
 class StubService:
     """Answers like the service, each request ``delay`` seconds after it arrived.
 
-    ``faults`` is consumed one per request in the order they arrive; ``batch_faults`` maps a
-    batch's first row to the faults its own requests meet, one per request (deterministic when
-    requests run concurrently). A fault is "429", "500", "drop", "401", "402", or a malformed
-    answer: "malformed" (no result list), "short" (one sample fewer), "duplicate" (the first
-    sample twice), "extra-changed" (a key added to the first sample's extra), "bad-block" (the
-    first sample's audit block a string). ``requests`` records what arrived,
-    ``answered_rows`` the rows answered, ``most_in_flight`` the most requests held at once.
+        ``faults`` is consumed one per request in the order they arrive; ``batch_faults`` maps a
+        batch's first row to the faults its own requests meet, one per request (deterministic when
+        requests run concurrently). A fault is "429", "500", "drop", "401", "402", or a malformed
+        answer: "malformed" (no result list), "short" (one sample fewer), "duplicate" (the first
+        sample twice), "extra-changed" (a key added to the first sample's extra), "bad-block" (the
+        first sample's audit block a string), "context-changed" / "answer-changed" (the first
+    sample's context or answer changed), "truncated" (the JSON body cut short). ``requests`` records what arrived,
+        ``answered_rows`` the rows answered, ``most_in_flight`` the most requests held at once.
     """
 
     def __init__(
@@ -111,6 +113,8 @@ class StubService:
                         fault = fault.removeprefix("late-")
                     status, payload = self.answer(data, fault)
                     raw = json.dumps(payload).encode()
+                    if fault == "truncated":
+                        raw = raw[: len(raw) // 2]
                     time.sleep(max(0.0, stub.delay - (time.monotonic() - arrived)))
                     if status == 0:  # "drop": close the connection without an answer
                         self.close_connection = True
@@ -144,6 +148,13 @@ class StubService:
                     out = [out[0], *out[:-1]]
                 elif fault == "extra-changed":
                     out = [{**out[0], "stub_added": True}, *out[1:]]  # extra is flat on the wire
+                elif fault == "context-changed":
+                    out = [{**out[0], "context": out[0]["context"] + " Edited."}, *out[1:]]
+                elif fault == "answer-changed":
+                    n = len(out[0]["choices"])
+                    out = [{**out[0], "answer_index": (out[0]["answer_index"] + 1) % n}, *out[1:]]
+                elif fault == "truncated":
+                    pass
                 elif fault == "bad-block":
                     out = [{**out[0], "audit": "passed"}, *out[1:]]  # a block must be an object
                 else:

@@ -350,7 +350,8 @@ def test_arc_matches_digit_labels_in_any_order_never_by_position() -> None:
         (
             {"text": ["a", "b", "c", "d"], "label": ["A", "B", "B", "D"]},
             "B",
-            r"one of the row's labels \['A', 'B', 'B', 'D'\], got 'B'",
+            r"one of the row's labels, each label once, but 'B' is there 2 times in "
+            r"\['A', 'B', 'B', 'D'\], got 'B'",
         ),
         (
             {"text": ["a", "b", "c", "d"], "label": ["A", "B", "C"]},

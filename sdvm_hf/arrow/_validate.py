@@ -49,12 +49,19 @@ def json_type_problem(dtype: pa.DataType, where: str) -> str | None:
     return f"{where} has Arrow type {dtype}, which is not JSON-compatible"
 
 
+def _is_text(dtype: pa.DataType) -> bool:
+    """A string type, or strings dictionary-encoded (read as ``string``)."""
+    if pa.types.is_dictionary(dtype):
+        dtype = dtype.value_type
+    return dtype in STRING_TYPES
+
+
 def _expected_type(name: str, dtype: pa.DataType) -> str | None:
     """What column ``name`` should be, when ``dtype`` is not that (``None`` when it is)."""
     if name in BLOCKS:  # a column of nulls is a column of absent blocks
-        return None if dtype in STRING_TYPES or pa.types.is_null(dtype) else "string"
+        return None if _is_text(dtype) or pa.types.is_null(dtype) else "string"
     if name in ("task_type", "style", "context"):
-        return None if dtype in STRING_TYPES else "string"
+        return None if _is_text(dtype) else "string"
     if name == "choices":
         return None if is_list(dtype) and dtype.value_type in STRING_TYPES else "list<string>"
     if name == "answer_index":
@@ -99,7 +106,14 @@ def check_schema(schema: pa.Schema, source: str) -> None:
         if extra is not None and not pa.types.is_struct(extra):
             problems.append(f"column {EXTRA_MISSING!r} needs a struct extra, got {extra}")
     if problems:
-        raise SampleTableError(f"{source} is not a sample table: " + "; ".join(problems))
+        hint = ""
+        if "task_type" not in schema.names and "style" not in schema.names:
+            hint = (
+                f" ({source} has neither task_type nor style, which every sample file has: "
+                "if it is a dataset's source file, convert it first: sdvm-hf convert generic "
+                f"--data-files {source} --context COLUMN --choices COLUMN --answer COLUMN -o OUT)"
+            )
+        raise SampleTableError(f"{source} is not a sample table: " + "; ".join(problems) + hint)
 
 
 def canonical(table: pa.Table) -> pa.Table:
@@ -107,9 +121,10 @@ def canonical(table: pa.Table) -> pa.Table:
 
     The caller has run :func:`check_schema`. Large and view string types become ``string``,
     large lists ``list`` (in ``extra`` too, see :func:`~sdvm_hf.arrow.schema.normal_type`);
-    ``answer_index`` becomes int64. ``extra`` keeps its own field types otherwise. An
-    :data:`EXTRA_MISSING` column that lists nothing is dropped, so a table whose samples
-    have every key has the nine columns, however it was built.
+    ``answer_index`` becomes int64, dictionary-encoded strings plain ones. ``extra`` keeps
+    its own field types otherwise. An :data:`EXTRA_MISSING` column that lists nothing is
+    dropped, so a table whose samples have every key has the nine columns, however it was
+    built. The key-value metadata is kept.
     """
     extra = normal_type(table.schema.field("extra").type)
     missing = EXTRA_MISSING in table.schema.names and _lists_any(table.column(EXTRA_MISSING))
@@ -117,7 +132,8 @@ def canonical(table: pa.Table) -> pa.Table:
     table = table.select(list(target.names))
     if table.schema.remove_metadata() == target:
         return table
-    return table.cast(target)
+    # the key-value metadata (a converted file's record) is the file's, whatever its types
+    return table.cast(target).replace_schema_metadata(table.schema.metadata)
 
 
 def _lists_any(column: pa.ChunkedArray) -> bool:

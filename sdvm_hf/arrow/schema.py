@@ -31,6 +31,7 @@ one dataset whose shards differ only there (or in string vs large_string) read a
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
@@ -96,9 +97,24 @@ def sample_schema(extra: pa.DataType = JSON_EXTRA, *, missing: bool = False) -> 
     return pa.schema(fields)
 
 
-def sample_features(extra: pa.DataType = JSON_EXTRA, *, missing: bool = False) -> datasets.Features:
-    """The ``datasets.Features`` of a sample table, for ``Dataset.map(features=...)``."""
+def sample_features(
+    extra: pa.DataType | str | os.PathLike[str] = JSON_EXTRA, *, missing: bool = False
+) -> datasets.Features:
+    """The ``datasets.Features`` of a sample table, for ``Dataset.map(features=...)``.
+
+    ``extra`` may also be a sample Parquet file: then its own ``extra`` type and columns, so
+    that ``datasets.load_dataset("parquet", data_files=path, features=sample_features(path))``
+    loads it (a converted file's ``extra`` is a struct, not the default JSON text).
+    """
     import datasets
+
+    if isinstance(extra, str | os.PathLike):
+        import pyarrow.parquet as pq
+
+        schema = pq.read_schema(extra)
+        if "extra" not in schema.names:
+            raise ValueError(f"{extra} is not a sample file: it has no column 'extra'")
+        extra, missing = normal_type(schema.field("extra").type), EXTRA_MISSING in schema.names
 
     return datasets.Features.from_arrow_schema(sample_schema(extra, missing=missing))
 

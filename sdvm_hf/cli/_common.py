@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import stat
+from pathlib import Path
 from typing import Any
 
 from sdvm_hf.summary import Summary
@@ -27,3 +30,37 @@ def print_summary(summary: Summary, as_json: bool = False) -> None:
         print(json.dumps(summary.as_dict(), indent=2, default=str))
     else:
         print("\n".join(summary.lines()))
+
+
+_KINDS = {
+    stat.S_ISFIFO: "a FIFO (named pipe)",
+    stat.S_ISCHR: "a character device",
+    stat.S_ISBLK: "a block device",
+    stat.S_ISSOCK: "a socket",
+}
+
+
+def readable_input(path: str | os.PathLike[str]) -> None:
+    """Refuse an input that is not a regular file (or a folder), by name, before it is opened.
+
+    Opening a FIFO blocks until something writes to it, and a device never ends: the command
+    would hang. A path that does not exist is named too. Folders pass (read as their files).
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise FileNotFoundError(f"no such file: {path}") from None
+    except OSError as error:
+        raise OSError(error.errno, f"cannot read {path}: {error.strerror}") from None
+    for test, kind in _KINDS.items():
+        if test(mode):
+            raise ValueError(f"{path} is {kind}, not a regular file; give a sample file")
+
+
+def not_an_input(output: Path, inputs: dict[str, Path]) -> None:
+    """Refuse an output that is one of the ``inputs`` (named by what they are), by name."""
+    for what, path in inputs.items():
+        if output.resolve() == path.resolve():
+            raise ValueError(
+                f"{output} is the {what}; writing there would replace it: name another output"
+            )

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from sdvm_hf._progress import quiet
-from sdvm_hf.cli._common import add_command, print_summary
+from sdvm_hf.cli._common import add_command, print_summary, readable_input
 from sdvm_hf.jobs import inspect_file, validate_file
 
 
@@ -35,11 +35,13 @@ def add_commands(commands: Any) -> None:
 
 
 def _inspect(args: argparse.Namespace) -> int:
+    readable_input(args.file)
     print_summary(inspect_file(args.file), args.json)
     return 0
 
 
 def _validate(args: argparse.Namespace) -> int:
+    readable_input(args.file)
     with quiet(args.quiet):
         result = validate_file(args.file)
     if result.problems:

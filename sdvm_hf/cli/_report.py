@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from sdvm_hf.cli._common import add_command
-from sdvm_hf.jobs import report_file
+from sdvm_hf.cli._common import add_command, not_an_input, readable_input
+from sdvm_hf.jobs import rejects_path, report_file
 from sdvm_hf.report import report_format, report_html, report_json
 
 
@@ -39,7 +39,10 @@ def add_commands(commands: Any) -> None:
 
 
 def _report(args: argparse.Namespace) -> int:
+    readable_input(args.file)
     if args.output is not None:
+        inputs = {"sample file reported on": args.file, "rejects file": rejects_path(args.file)}
+        not_an_input(args.output, inputs)
         format = args.format or report_format(args.output)
         summary = report_file(args.file, args.output, format=format, group_by=args.group_by)
         print(f"{args.output}: {format} report of {summary.samples:,} samples", file=sys.stderr)

@@ -34,7 +34,9 @@ def add_commands(commands: Any) -> None:
   sdvm-hf {stage} out/hellaswag.parquet -o out/hellaswag.{stage}.parquet --dataset hellaswag
 
 An interrupted run (Ctrl-C, no credits, a network failure) resumes where it stopped: rerun
-the same command. Finished batches wait in OUT.parts/ and are reused only for the same rows.""",
+the same command. Finished batches wait in OUT.parts/ and are reused only when they still
+hold exactly their rows. A stop sends no new request but waits for the answers already
+requested (a second Ctrl-C stops at once); one run at a time per output (OUT.lock).""",
         )
         command.add_argument("file", type=Path, help="a sample file (.parquet or .jsonl)")
         command.add_argument(
@@ -78,19 +80,21 @@ def _run(args: argparse.Namespace) -> int:
             args.stage,
             args.output,
             api_key=os.environ.get("SDVM_API_KEY", ""),
-            base_url=args.base_url,
+            base_url=args.base_url or None,
             conventions=conventions,
             batch_size=args.batch_size,
             concurrency=args.concurrency,
             retry=args.retry,
         )
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:
         parts = args.output.with_name(args.output.name + ".parts")
         kept = f"finished batches are kept in {parts}, " if parts.is_dir() else ""
         print(
-            f"sdvm-hf {args.stage}: interrupted; {kept}rerun the same command to resume",
+            f"sdvm-hf {args.stage}: {str(stop) or 'interrupted'}; {kept}rerun the same command "
+            "to resume",
             file=sys.stderr,
         )
-        return 130
+        # Ctrl-C is a plain KeyboardInterrupt; SIGTERM is the command's own subclass of it
+        return 130 if type(stop) is KeyboardInterrupt else 143
     print_summary(summarize(result.table))
     return 0

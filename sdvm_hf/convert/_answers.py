@@ -104,6 +104,12 @@ def expected_answer(
             return f"one of the row's labels, one per choice ({count})"
         if len(labels) != count:
             return f"one label per choice, but the row has {len(labels)} for {count} choices"
+        twice = next((label for label in labels if labels.count(label) > 1), None)
+        if twice is not None:
+            return (
+                f"one of the row's labels, each label once, but {twice!r} is there "
+                f"{labels.count(twice)} times in {shorten(repr(labels))}"
+            )
         return f"one of the row's labels {shorten(repr(labels))}"
     if answer_format == "one_hot":
         return f"{count} flags, one per choice, each 0 or 1, exactly one of them 1"

@@ -1,0 +1,135 @@
+"""The SDK's async clients: the key and the address checked first, and what each error means."""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Awaitable, Callable
+from typing import Any
+from urllib.parse import urlsplit
+
+from sdvm_hf.service._base import ServiceError, Stage, install_hint
+
+Call = Callable[[list[Any]], Awaitable[list[Any]]]
+"""Send one batch; the service's answer."""
+DEFAULT_BASE_URL = "https://api.sdvm.ai"
+"""The SDK's own default address (named in messages when no other is given)."""
+
+
+def check_key(api_key: str) -> None:
+    r"""Refuse a key no HTTP header can carry, before any request; never echo the key.
+
+    A key read from a ``.env`` file written on Windows ends in ``\r``; a key pasted from a
+    document may hold a non-breaking space. Neither can be sent, and retrying does not help.
+    """
+    if not api_key:
+        raise ServiceError("no API key: set SDVM_API_KEY")
+    for position, char in enumerate(api_key, start=1):
+        if not char.isascii():
+            what = f"a non-ASCII character ({unicodedata.name(char, 'unnamed')})"
+        elif not char.isprintable() or char == " ":
+            what = f"a control character or space ({char!r})"
+        else:
+            continue
+        raise ServiceError(
+            f"the API key in SDVM_API_KEY has {what} at position {position} of "
+            f"{len(api_key)}; an HTTP header cannot carry it (a key read from a file with "
+            "Windows line endings ends in '\\r'): set SDVM_API_KEY to the key alone"
+        )
+
+
+def check_base_url(base_url: str | None, origin: str) -> None:
+    """Refuse an address that is not ``http(s)://host[:port][/path]``, in one line.
+
+    ``origin`` says where it came from (``--base-url``, ``SDVM_BASE_URL``).
+    """
+    if base_url is None:
+        return
+    expected = "expected http://HOST[:PORT] or https://HOST[:PORT], e.g. " + DEFAULT_BASE_URL
+    try:
+        parts = urlsplit(base_url)
+        parts.port  # noqa: B018  (a port that is not a number raises here)
+    except ValueError as error:
+        raise ServiceError(
+            f"the service address {base_url!r} (from {origin}) is malformed ({error}); {expected}"
+        ) from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ServiceError(f"the service address {base_url!r} (from {origin}): {expected}")
+    import httpx
+
+    try:
+        httpx.URL(base_url)
+    except (httpx.InvalidURL, ValueError) as error:
+        raise ServiceError(
+            f"the service address {base_url!r} (from {origin}) is malformed ({error}); {expected}"
+        ) from None
+
+
+def make_client(
+    stage: Stage, api_key: str, base_url: str | None, conventions: str | None, timeout: float
+) -> tuple[Call, Callable[[], Awaitable[None]]]:
+    """How to send one batch with the SDK's async client, and how to close it afterwards."""
+    try:
+        import sdvm
+    except ImportError:
+        raise ServiceError(install_hint()) from None
+    client_args: dict[str, Any] = {"api_key": api_key, "timeout": timeout}
+    if base_url:
+        client_args["base_url"] = base_url
+    runner: Any
+    if stage == "audit":
+        runner = sdvm.AsyncAuditor(**client_args)
+        call: Call = lambda batch: runner.run(batch, conventions=conventions)  # noqa: E731
+    elif stage == "fix":
+        runner = sdvm.AsyncFixer(**client_args)
+        call = lambda batch: runner.run(batch, conventions=conventions)  # noqa: E731
+    else:
+        runner = sdvm.AsyncRefinery(conventions=conventions, **client_args)
+        call = lambda batch: runner.run(batch)  # noqa: E731
+
+    async def close() -> None:
+        # The SDK (0.1.5) has no close(); its httpx.AsyncClient is closed here so that no
+        # connection outlives the event loop (a request cancelled by Ctrl-C leaves one open).
+        http = getattr(getattr(runner, "_client", None), "_http", None)
+        if http is not None:
+            await http.aclose()
+
+    return call, close
+
+
+_NEVER_BETTER = frozenset({400, 404, 405, 413, 422, 501, 505})
+"""Statuses a second try of the same request cannot change (stop at once)."""
+
+
+def classify(error: BaseException, address: str) -> tuple[str, str]:
+    """('retry-429' | 'retry' | 'stop', what to tell the user) for an error from the SDK.
+
+    Only what can succeed on a second try is retried: a 429, a 5xx answer (but 501 and 505),
+    a timeout, a refused or dropped connection. ``address`` is the service's, for messages.
+    """
+    import httpx
+    import sdvm
+
+    if isinstance(error, sdvm.RateLimitError):
+        return "retry-429", "rate limited (HTTP 429)"
+    if isinstance(error, sdvm.AuthenticationError):
+        return "stop", "the service refused the API key (HTTP 401); check SDVM_API_KEY"
+    if isinstance(error, sdvm.InsufficientCreditsError):
+        return "stop", "the account has no credits left (HTTP 402)"
+    if isinstance(error, sdvm.APIError):
+        retry = error.status_code >= 500 or error.status_code == 408
+        kind = "stop" if error.status_code in _NEVER_BETTER or not retry else "retry"
+        return kind, f"the service answered {error}"
+    if isinstance(error, httpx.ConnectError):
+        return "retry", f"cannot connect to {address} ({_text(error)})"
+    if isinstance(error, httpx.TimeoutException | httpx.NetworkError | httpx.RemoteProtocolError):
+        name = type(error).__name__
+        return "retry", f"the connection to {address} failed ({name}: {_text(error)})"
+    if isinstance(error, httpx.HTTPError | httpx.InvalidURL):
+        # a request that cannot be made (an unsupported scheme, a header that cannot be sent):
+        # the same request fails the same way again
+        return "stop", f"the request to {address} cannot be made ({type(error).__name__})"
+    return "stop", f"malformed response ({type(error).__name__}: {error})"
+
+
+def _text(error: BaseException) -> str:
+    return str(error) or "no detail"

@@ -1,0 +1,156 @@
+"""The finished batches of a run, ``<output>.parts/batch-NNNNNN.parquet``, and when to trust one.
+
+A part records what made it (the stage, batch size and conventions), the rows it holds, a
+hash of the input rows it was made from, and a hash of its own content. A rerun reuses a part
+only when all of these match the batch it stands for and the part reads back to exactly the
+content it was written with; a part that cannot be read, holds other rows, or was changed
+after it was written is named in the log and its batch is sent again (the part is replaced).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from sdvm_hf.files import write_table
+from sdvm_hf.service._base import BLOCK_COLUMNS, ServiceError
+
+log = logging.getLogger("sdvm_hf.service.roundtrip")
+
+RUN_KEY = b"sdvm_hf.run"
+"""The run that made a part: stage, batch size, conventions (a JSON object)."""
+ROWS_KEY = b"sdvm_hf.rows"
+"""A hash of the input rows a part was made from."""
+SPAN_KEY = b"sdvm_hf.part_rows"
+"""The input rows a part holds, ``first..last`` (``0..99``)."""
+CONTENT_KEY = b"sdvm_hf.part_content"
+"""A hash of the part's own rows as written: a part changed after it was written differs."""
+PART_KEYS = (RUN_KEY, ROWS_KEY, SPAN_KEY, CONTENT_KEY)
+
+
+def rows_hash(batch: pa.Table) -> str:
+    """A hash of a batch's rows: its column types and every logical value, in order.
+
+    Computed from the values (not the buffers), so a slice of a larger table and an equal
+    standalone table hash alike, and any change in any column changes the hash.
+    """
+    schema = batch.schema.remove_metadata()
+    rows = json.dumps(batch.to_pylist(), ensure_ascii=False, default=repr)
+    return hashlib.sha256(f"{schema}\n{rows}".encode()).hexdigest()
+
+
+def content_hash(part: pa.Table) -> str:
+    """A hash of a part's values, in order.
+
+    Its types are checked against the input's apart: Parquet names a list's item ``element``,
+    which changes the schema's text, not its type.
+    """
+    rows = json.dumps(part.to_pylist(), ensure_ascii=False, default=repr)
+    return hashlib.sha256(rows.encode()).hexdigest()
+
+
+def span(start: int, count: int) -> str:
+    """``first..last`` of ``count`` rows from ``start``."""
+    return f"{start}..{start + count - 1}"
+
+
+@dataclass
+class Parts:
+    """The folder of finished batches."""
+
+    folder: Path
+    run: dict[str, Any]
+    """The stage, batch size and conventions: parts of another run are refused."""
+
+    def path(self, number: int) -> Path:
+        return self.folder / f"batch-{number:06d}.parquet"
+
+    def reusable(self, number: int, batch: pa.Table, start: int) -> pa.Table | None:
+        """Batch ``number``'s part when it holds exactly its rows as written, else ``None``.
+
+        ``None`` means: send the batch again. A part of another run raises.
+        """
+        part = self.path(number)
+        if not part.exists():
+            return None
+        try:
+            table = pq.read_table(part)
+        except (pa.ArrowInvalid, OSError) as error:
+            self._replaced(number, f"cannot be read ({_first_line(error)})")
+            return None
+        meta = table.schema.metadata or {}
+        try:
+            recorded = json.loads(meta.get(RUN_KEY, b"{}"))
+        except ValueError:
+            recorded = None
+        if not isinstance(recorded, dict):
+            self._replaced(number, "has no readable record of the run that made it")
+            return None
+        if recorded != self.run:
+            differ = [
+                f"{key} {recorded.get(key)!r}, not {value!r}"
+                for key, value in self.run.items()
+                if recorded.get(key) != value
+            ]
+            raise ServiceError(
+                f"{self.folder} holds the parts of another run ({'; '.join(differ)}); "
+                "rerun with the same options, or remove it to start over"
+            )
+        problem = self._problem(table, meta, batch, start)
+        if problem is not None:
+            self._replaced(number, problem)
+            return None
+        return table
+
+    def _problem(
+        self, table: pa.Table, meta: dict[bytes, bytes], batch: pa.Table, start: int
+    ) -> str | None:
+        """Why ``table`` is not the finished form of ``batch`` (``None`` when it is)."""
+        if meta.get(ROWS_KEY, b"").decode(errors="replace") != rows_hash(batch):
+            return "was made from input rows that have changed since"
+        if table.num_rows != batch.num_rows:
+            return f"holds {table.num_rows} rows, the batch has {batch.num_rows}"
+        expected = span(start, batch.num_rows)
+        held = meta.get(SPAN_KEY, b"").decode(errors="replace")
+        if held != expected:
+            return f"holds rows {held or '(unrecorded)'}, the batch is rows {expected}"
+        if table.schema.remove_metadata() != batch.schema.remove_metadata():
+            return "has other columns or types than the input"
+        for name in batch.column_names:  # the row keys: what no stage may change
+            if name not in BLOCK_COLUMNS and not table.column(name).equals(batch.column(name)):
+                return f"holds other rows than the batch (column {name!r} differs)"
+        if meta.get(CONTENT_KEY, b"").decode(errors="replace") != content_hash(table):
+            return "was changed after it was written"
+        return None
+
+    def _replaced(self, number: int, why: str) -> None:
+        part = self.path(number)
+        log.warning("%s %s; sending batch %d again (the part is replaced)", part, why, number)
+
+    def write(self, number: int, part: pa.Table, input_hash: str, start: int) -> None:
+        """Write batch ``number``'s part with its record: run, rows, input and content hashes."""
+        meta = {
+            **(part.schema.metadata or {}),
+            RUN_KEY: json.dumps(self.run).encode(),
+            ROWS_KEY: input_hash.encode(),
+            SPAN_KEY: span(start, part.num_rows).encode(),
+            CONTENT_KEY: content_hash(part).encode(),
+        }
+        write_table(part.replace_schema_metadata(meta), self.path(number))
+
+    def drop_if_empty(self) -> None:
+        if self.folder.is_dir() and not any(self.folder.glob("batch-*.parquet")):
+            shutil.rmtree(self.folder)
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return text[0] if text else type(error).__name__
