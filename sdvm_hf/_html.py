@@ -115,9 +115,18 @@ def number(count: int) -> str:
     return f"{count:,}"
 
 
-def percent(share: float) -> str:
-    """A share as a percentage with one decimal: ``12.3%``."""
-    return f"{share:.1%}"
+def percent(share: float, digits: int = 1) -> str:
+    """A share as a percentage: ``12.3%``; never ``0.0%`` or ``100.0%`` for a share that is not.
+
+    >>> percent(0.123), percent(5 / 12_032), percent(0.0), percent(12_031 / 12_032), percent(1.0)
+    ('12.3%', '<0.1%', '0.0%', '>99.9%', '100.0%')
+    """
+    floor = 10.0 ** -(digits + 2)
+    if 0 < share < floor:
+        return f"<{floor:.{digits}%}"
+    if 1 - floor < share < 1:
+        return f">{1 - floor:.{digits}%}"
+    return f"{share:.{digits}%}"
 
 
 def bar(

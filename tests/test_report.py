@@ -23,7 +23,7 @@ from sdvm_hf import (
 from sdvm_hf.cli import main
 from sdvm_hf.jobs import convert_to_files, read_rejects, rejects_path, report_file
 from sdvm_hf.report import report_html
-from sdvm_hf.summary import MISSING, Summary, chi_square_sf, position_bias, reject_reasons
+from sdvm_hf.summary import MISSING, REST, Summary, chi_square_sf, position_bias, reject_reasons
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -374,9 +374,20 @@ def test_group_by_names_any_extra_key_and_refuses_others(tmp_path: Path) -> None
     assert {n: g.samples for n, g in by_split.groups.items()} == {
         v: split_types.count(v) for v in set(split_types)
     }
-    by_ind = summarize(table, group_by="ind")  # an int32 key: its values as text
+    by_ind = summarize(table, group_by="ind", top=None)  # an int32 key: its values as text
     assert sum(g.samples for g in by_ind.groups.values()) == len(table)
     assert all(name.isdigit() for name in by_ind.groups)
+    assert (
+        by_ind.group_count
+        == len(by_ind.groups)
+        == len(set(table.column("extra").combine_chunks().field("ind").to_pylist()))
+    )
+    top = summarize(table, group_by="ind", top=10)  # the ten largest, then the rest summed
+    assert list(top.groups)[-1] == REST and len(top.groups) == 11
+    assert top.group_count == by_ind.group_count
+    largest = sorted(by_ind.groups, key=lambda n: (-by_ind.groups[n].samples, n))[:10]
+    assert list(top.groups)[:-1] == sorted(largest)
+    assert top.groups[REST].samples == len(table) - sum(by_ind.groups[n].samples for n in largest)
     with pytest.raises(ValueError, match=r"group by 'nope': expected an extra key \('ind', "):
         summarize(table, group_by="nope")
 
