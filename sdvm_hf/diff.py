@@ -12,15 +12,26 @@ import difflib
 import itertools
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
-from sdvm_hf.files import format_of, iter_jsonl, iter_parquet
+import pyarrow as pa
+
+from sdvm_hf.arrow._codec import decode
+from sdvm_hf.files import format_of, iter_jsonl, iter_parquet, iter_parquet_tables
 from sdvm_hf.samples import MultipleChoiceSample
 from sdvm_hf.summary import flatten_block, reads_bad
 
-__all__ = ["Only", "SampleDiff", "diff_files", "diff_samples", "is_failing", "word_diff"]
+__all__ = [
+    "Only",
+    "SampleDiff",
+    "diff_files",
+    "diff_samples",
+    "is_failing",
+    "rows_of",
+    "word_diff",
+]
 
 Op = Literal["same", "del", "ins"]
 """A piece of a word diff: kept, only before, only after."""
@@ -182,6 +193,37 @@ def is_flagged(sample: MultipleChoiceSample) -> bool:
 def iter_file(path: str | os.PathLike[str]) -> Iterator[MultipleChoiceSample]:
     """A sample file's samples in order, a batch at a time."""
     return iter_parquet(path) if format_of(path) == "parquet" else iter_jsonl(path)
+
+
+def rows_of(
+    path: str | os.PathLike[str], rows: Iterable[int]
+) -> tuple[dict[int, MultipleChoiceSample], int]:
+    """The samples at ``rows`` of a sample file, and how many rows the file has.
+
+    A Parquet file is read a batch at a time and only the rows asked for become samples.
+    """
+    wanted = sorted(set(rows))
+    found: dict[int, MultipleChoiceSample] = {}
+    if format_of(path) != "parquet":
+        total = 0
+        chosen = set(wanted)
+        for total, sample in enumerate(iter_jsonl(path), 1):
+            if total - 1 in chosen:
+                found[total - 1] = sample
+        return found, total
+    first = 0
+    for table in iter_parquet_tables(path, _ROWS):
+        stop = first + table.num_rows
+        here = [row for row in wanted if first <= row < stop]
+        if here:
+            picked = table.take(pa.array([row - first for row in here], pa.int64()))
+            found.update(zip(here, decode(picked), strict=True))
+        first = stop
+    return found, first
+
+
+_ROWS = 65_536
+"""Rows read at a time by :func:`rows_of`."""
 
 
 def diff_files(

@@ -22,7 +22,7 @@ from sdvm_hf import (
 )
 from sdvm_hf.cli import main
 from sdvm_hf.jobs import convert_to_files, read_rejects, rejects_path, report_file
-from sdvm_hf.report import report_html
+from sdvm_hf.report import build_report, report_html
 from sdvm_hf.summary import MISSING, REST, Summary, chi_square_sf, position_bias, reject_reasons
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -103,8 +103,11 @@ class Page(HTMLParser):
 
     def __init__(self, html: str) -> None:
         super().__init__(convert_charrefs=True)
+        self._table_id = ""
         self.attributes: list[tuple[str, str, str | None]] = []
         self.tables: dict[str, list[list[str]]] = {}
+        self.row_styles: dict[str, list[str | None]] = {}
+        """Each table's rows' ``style`` attribute (the header row's too)."""
         self.text_of: dict[str, str] = {}
         self.tags: list[str] = []
         self.style = ""
@@ -123,8 +126,10 @@ class Page(HTMLParser):
             self.text_of[str(found["id"])] = ""
         if tag == "table":
             self._table = self.tables.setdefault(str(found.get("id")), [])
+            self._table_id = str(found.get("id"))
         elif tag == "tr" and self._table is not None:
             self._table.append([])
+            self.row_styles.setdefault(self._table_id, []).append(found.get("style"))
         elif tag in ("td", "th") and self._table is not None:
             self._cell = []
 
@@ -157,10 +162,12 @@ def count(text: str) -> int:
 
 
 def share_and_count(text: str) -> tuple[float, int]:
-    """``'12.5% (3)'`` -> (0.125, 3)."""
-    match = re.fullmatch(r"([\d.]+)% \(([\d,]+)\)", text)
+    """``'12.5% (3)'`` -> (0.125, 3); ``'<0.1% (1)'`` -> (0.0005, 1)."""
+    match = re.fullmatch(r"([<>]?)([\d.]+)% \(([\d,]+)\)", text)
     assert match, text
-    return float(match.group(1)) / 100, count(match.group(2))
+    share = float(match.group(2)) / 100
+    share += {"<": -0.0005, ">": 0.0005, "": 0.0}[match.group(1)]
+    return share, count(match.group(3))
 
 
 def assert_self_contained(html: str, page: Page) -> None:
@@ -212,12 +219,19 @@ def assert_groups_shown(page: Page, summary: Summary) -> None:
             want = want[: len(want) - 2 + fix_columns]
             assert [c for _, c in shown] == want and len(want) == len(checks) + fix_columns
             assert [s for s, _ in shown] == pytest.approx([group.share(c) for c in want], abs=5e-4)
-    sorts = sorted(int(id.rsplit("-", 1)[1]) for id in page.tables if id.startswith("groups-by-"))
-    assert sorts == list(range(1, 2 + (len(checks) + fix_columns if summary.total.audited else 0)))
-    for sort in sorts:  # each sort order: the same rows, sorted by its column
-        sorted_rows = page.body(f"groups-by-{sort}")
-        assert sorted(sorted_rows) == sorted(rows)
-        keys = [count(r[sort]) if sort == 1 else share_and_count(r[sort])[0] for r in sorted_rows]
+    # one table: each row's rank per column, which the checked radio button orders by
+    columns = 1 + (len(checks) + fix_columns if summary.total.audited else 0)
+    assert [t for t in page.tables if t.startswith("groups")] == ["groups"]
+    styles = page.row_styles["groups"][1:]
+    ranks = [dict(part.split(":") for part in str(style).split(";")) for style in styles]
+    assert all(set(r) == {f"--o{i}" for i in range(columns + 1)} for r in ranks)
+    for sort in range(columns + 1):
+        order = [int(r[f"--o{sort}"]) for r in ranks]
+        ordered = [row for _, row in sorted(zip(order, rows, strict=True))]
+        if sort == 0:
+            assert ordered == rows
+            continue
+        keys = [count(r[sort]) if sort == 1 else share_and_count(r[sort])[0] for r in ordered]
         assert keys == sorted(keys, reverse=True)
 
 
@@ -249,7 +263,7 @@ def test_the_page_of_a_converted_file_shows_the_summary(
         v: values.to_pylist().count(v) for v in set(values.to_pylist())
     }
     assert "verdicts-audit" not in page.tables and "No audit, fix or reaudit blocks" in html
-    assert "No rejects file beside this file" in page.text_of["rejects"]
+    assert "No rejects known" in page.text_of["rejects"]
     assert page.text_of["top"].startswith("converted.parquet")
 
 
@@ -419,16 +433,20 @@ def test_the_command_writes_html_or_json(
     path = tmp_path / "a.parquet"
     write_parquet(audited_samples(), path)
     summary = summarize(read_samples(path).table)
-    assert main(["report", str(path), "--format", "json"]) == 0
-    assert json.loads(capsys.readouterr().out) == json.loads(json.dumps(summary.as_dict()))
-    assert main(["report", str(path), "-o", str(tmp_path / "r.json")]) == 0
-    assert json.loads((tmp_path / "r.json").read_text()) == json.loads(
+    built = build_report(path)
+    assert built.summary == summary
+    want = json.loads(json.dumps(built.as_dict()))
+    assert {key: want[key] for key in summary.as_dict()} == json.loads(
         json.dumps(summary.as_dict())
     )
+    assert main(["report", str(path), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out) == want
+    assert main(["report", str(path), "-o", str(tmp_path / "r.json")]) == 0
+    assert json.loads((tmp_path / "r.json").read_text()) == want
     assert main(["report", str(path), "-o", str(tmp_path / "r.html")]) == 0
     assert "html report of 285 samples" in capsys.readouterr().err
     html = (tmp_path / "r.html").read_text(encoding="utf-8")
-    assert html == report_html(summary, "a.parquet")
+    assert html == report_html(built)
     assert main(["report", str(path), "--format", "html"]) == 0
     assert capsys.readouterr().out == html
 
