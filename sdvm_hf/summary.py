@@ -677,18 +677,24 @@ class Tally:
     def _count_original_positions(
         self, table: pa.Table, json_extra: list[dict[str, Any]] | None
     ) -> None:
-        """For shuffled samples, where each answer sat before the shuffle."""
+        """For shuffled samples, where each answer sat before the shuffle.
+
+        A sample left in place (its choices refer to each other) has the key with ``None``.
+        """
         if json_extra is not None:
-            orders = [extra.get(ORDER_KEY) for extra in json_extra]
+            orders = [extra.get(ORDER_KEY, MISSING) for extra in json_extra]
         elif ORDER_KEY in self._extra_keys():
             orders = pc.struct_field(table.column("extra"), ORDER_KEY).to_pylist()
         else:
             return
+        lengths = pc.list_value_length(table.column("choices")).to_pylist()
         answers = table.column("answer_index").to_pylist()
-        for order, answer in zip(orders, answers, strict=True):
-            if isinstance(order, list) and 0 <= answer < len(order):
+        for order, answer, n in zip(orders, answers, lengths, strict=True):
+            if order is None:
+                self._in_place += 1
+                self._before.setdefault(n, Counter())[answer] += 1
+            elif isinstance(order, list) and 0 <= answer < len(order):
                 self._before.setdefault(len(order), Counter())[order[answer]] += 1
-                self._in_place += order == sorted(order)
 
     def _check_extra(self, table: pa.Table) -> None:
         dtype = table.schema.field("extra").type
