@@ -97,6 +97,10 @@ footer { margin-top: 36px; color: var(--muted); font-size: 12px; }
 """The report's stylesheet: screen, and a print stylesheet for PDF."""
 
 
+VOID = frozenset({"br", "hr", "input", "meta"})
+"""Elements without an end tag."""
+
+
 class Html(str):
     """Markup that goes into the page as it is; any other value is text and gets escaped."""
 
@@ -119,6 +123,8 @@ def el(name: str, *children: object, **attrs: str | None) -> Html:
         for key, value in attrs.items()
         if value is not None
     )
+    if name in VOID:  # no content, no end tag
+        return Html(f"<{name}{written}>")
     return Html(f"<{name}{written}>{''.join(render(child) for child in children)}</{name}>")
 
 

@@ -126,7 +126,7 @@ def read_record(path: str | os.PathLike[str]) -> dict[str, Any] | None:
 
 def _relative_to(path: str | os.PathLike[str], name: str) -> Path:
     target = Path(name)
-    return target if target.is_absolute() else Path(path).parent / target
+    return target if target.is_absolute() else Path(os.path.normpath(Path(path).parent / target))
 
 
 def original_path(record: Mapping[str, Any] | None, path: str | os.PathLike[str]) -> Path | None:
@@ -552,7 +552,7 @@ def _sort_css(summary: Summary) -> str:
 def _groups(summary: Summary) -> Html:
     if not summary.groups:
         return _section(
-            "groups",
+            "by-group",
             "Groups",
             el(
                 "p",
@@ -640,7 +640,7 @@ def _groups(summary: Summary) -> Html:
     note += ". Click a column heading to sort by it."
     if audited:
         note += " Shares are of each group's samples, counts in brackets."
-    return _section("groups", "Groups", el("p", note, class_="muted"), body)
+    return _section("by-group", "Groups", el("p", note, class_="muted"), body)
 
 
 def _has_fixes(summary: Summary) -> bool:

@@ -121,8 +121,9 @@ class Page(HTMLParser):
         self.tags.append(tag)
         self.attributes += [(tag, name, value) for name, value in attrs]
         found = dict(attrs)
+        if tag not in ("meta", "input", "br", "hr", "img", "link"):  # void: never closed
+            self._open.append((tag, str(found["id"]) if found.get("id") else ""))
         if found.get("id"):
-            self._open.append((tag, str(found["id"])))
             self.text_of[str(found["id"])] = ""
         if tag == "table":
             self._table = self.tables.setdefault(str(found.get("id")), [])
@@ -141,7 +142,7 @@ class Page(HTMLParser):
             self._table = None
         for i in range(len(self._open) - 1, -1, -1):
             if self._open[i][0] == tag:
-                del self._open[i]
+                del self._open[i:]  # the element and any left open inside it
                 break
 
     def handle_data(self, data: str) -> None:
@@ -150,7 +151,8 @@ class Page(HTMLParser):
         if self._cell is not None:
             self._cell.append(data)
         for _, id in self._open:
-            self.text_of[id] += data
+            if id:
+                self.text_of[id] += data
 
     def body(self, id: str) -> list[list[str]]:
         """A table's rows below its header row."""
