@@ -19,7 +19,8 @@ from typing import Literal
 import pyarrow as pa
 
 from sdvm_hf.arrow._codec import decode
-from sdvm_hf.files import format_of, iter_jsonl, iter_parquet, iter_parquet_tables
+from sdvm_hf.arrow._validate import canonical, checked_table
+from sdvm_hf.files import format_of, iter_jsonl, iter_parquet, parquet_batches
 from sdvm_hf.samples import MultipleChoiceSample
 from sdvm_hf.summary import flatten_block, reads_bad
 
@@ -212,12 +213,13 @@ def rows_of(
                 found[total - 1] = sample
         return found, total
     first = 0
-    for table in iter_parquet_tables(path, _ROWS):
+    for batch in parquet_batches(path, _ROWS):
+        table = canonical(batch)
         stop = first + table.num_rows
         here = [row for row in wanted if first <= row < stop]
         if here:
             picked = table.take(pa.array([row - first for row in here], pa.int64()))
-            found.update(zip(here, decode(picked), strict=True))
+            found.update(zip(here, decode(checked_table(picked, str(path))), strict=True))
         first = stop
     return found, first
 

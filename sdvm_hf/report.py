@@ -28,9 +28,10 @@ import pyarrow.parquet as pq
 
 from sdvm_hf._atomic import atomic_path
 from sdvm_hf._html import CSS, Html, bar, el, join, number, percent, table
+from sdvm_hf.arrow._validate import canonical
 from sdvm_hf.arrow.rejects import Rejects
 from sdvm_hf.diff import SampleDiff, diff_samples, rows_of
-from sdvm_hf.files import format_of, iter_parquet_tables, jsonl_records, read_samples
+from sdvm_hf.files import format_of, jsonl_records, parquet_batches, read_samples
 from sdvm_hf.samples import MultipleChoiceSample
 from sdvm_hf.summary import (
     ALPHA,
@@ -189,8 +190,8 @@ def build_report(
     record = read_record(path)
     tally = Tally(group_by, top=top, examples=examples)
     if format_of(path) == "parquet":
-        for part in iter_parquet_tables(path, _ROWS):
-            tally.add(part)
+        for part in parquet_batches(path, _ROWS):  # the schema checked, not every row:
+            tally.add(canonical(part))  # that is what validate is for
     else:  # a JSON Lines file is read whole: its extra's storage is known only at the end
         tally.add(read_samples(path).table)
     rejects, count = rejects_of(record, path)

@@ -12,7 +12,6 @@ lines, its JSON and the HTML report (:mod:`sdvm_hf.report`) can never disagree.
 
 from __future__ import annotations
 
-import heapq
 import json
 import math
 from collections import Counter
@@ -181,12 +180,27 @@ EXAMPLES = 5
 """Example samples a summary keeps per check (and of fixed samples), by default."""
 
 
+_MASK = 0xFFFFFFFFFFFFFFFF
+
+
 def _row_key(row: int) -> int:
-    """A fixed pseudo-random key per row number (splitmix64): examples are the lowest keys."""
-    z = (row + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+    """A fixed pseudo-random key per row number (splitmix64): examples are the lowest keys.
+
+    >>> _row_key(0) == int(_row_keys(np.array([0]))[0])
+    True
+    """
+    z = (row + 0x9E3779B97F4A7C15) & _MASK
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
     return z ^ (z >> 31)
+
+
+def _row_keys(rows: np.ndarray) -> np.ndarray:
+    """:func:`_row_key` of many row numbers at once (uint64 arithmetic wraps as the mask)."""
+    z = rows.astype(np.uint64) + np.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
 
 
 class _Examples:
@@ -197,19 +211,22 @@ class _Examples:
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self._heap: list[tuple[int, int]] = []  # (-key, row): the largest key on top
+        self._keys = np.zeros(0, np.uint64)
+        self._rows = np.zeros(0, np.int64)
 
-    def add(self, row: int) -> None:
-        if self.size <= 0:
+    def add(self, rows: np.ndarray) -> None:
+        """Consider these row numbers (an int array)."""
+        if self.size <= 0 or not len(rows):
             return
-        item = (-_row_key(row), row)
-        if len(self._heap) < self.size:
-            heapq.heappush(self._heap, item)
-        elif item > self._heap[0]:
-            heapq.heapreplace(self._heap, item)
+        keys = np.concatenate([self._keys, _row_keys(rows)])
+        rows = np.concatenate([self._rows, rows.astype(np.int64)])
+        if len(keys) > self.size:
+            keep = np.argpartition(keys, self.size - 1)[: self.size]
+            keys, rows = keys[keep], rows[keep]
+        self._keys, self._rows = keys, rows
 
     def rows(self) -> list[int]:
-        return sorted(row for _, row in self._heap)
+        return sorted(int(row) for row in self._rows)
 
 
 GROUP_COLUMNS = ("subject", "activity_label")
@@ -271,13 +288,6 @@ class Group:
         }
 
 
-def _verdicts(column: pa.ChunkedArray) -> list[dict[str, Any] | None] | None:
-    """Each row's block parsed (``None`` where absent), or ``None`` when no row has one."""
-    if column.null_count == len(column):
-        return None
-    return [None if text is None else json.loads(text) for text in column.to_pylist()]
-
-
 class _Distinct:
     """The distinct non-null values of a column, seen batch by batch, kept in Arrow.
 
@@ -328,8 +338,12 @@ class _Groups:
         self._waiting: list[pa.Table] = []
         self._waiting_rows = 0
 
-    def add(self, names: Sequence[str], counts: dict[str, pa.Array]) -> None:
-        table = pa.table({"name": pa.array(names, pa.string()), **counts})
+    def add(
+        self, names: pa.Array | pa.ChunkedArray | Sequence[str], counts: dict[str, pa.Array]
+    ) -> None:
+        if not isinstance(names, pa.Array | pa.ChunkedArray):
+            names = pa.array(names, pa.string())
+        table = pa.table({"name": names, **counts})
         columns = [name for name in table.column_names if name != "name"]
         part = table.group_by("name").aggregate([(c, "sum") for c in columns])
         part = part.rename_columns([name.removesuffix("_sum") for name in part.column_names])
@@ -359,21 +373,31 @@ class _Groups:
         """The groups, all of them together, and how many groups there are.
 
         The groups are the ``top`` largest (all when ``None``) by name, the rest summed under
-        :data:`REST`.
+        :data:`REST`. Only the groups listed become Python objects.
         """
         self._merge()
-        rows = [] if self._merged is None else self._merged.to_pylist()
-        groups = {row["name"]: _group_of(row, slots) for row in rows}
-        total = _sum_groups(groups.values(), slots)
+        merged = self._merged
+        if merged is None or merged.num_rows == 0:
+            return {}, _sum_groups([], slots), 0
+        columns = [name for name in merged.column_names if name != "name"]
+        whole = {c: pc.sum(merged.column(c)).as_py() or 0 for c in columns}
+        total = _group_of(whole, slots)
         if self.key is None:
             return {}, total, 0
-        count = len(groups)
-        if top is not None and count > top:
-            largest = sorted(groups, key=lambda name: (-groups[name].samples, name))
-            kept = {name: groups[name] for name in sorted(largest[:top])}
-            kept[REST] = _sum_groups((groups[name] for name in largest[top:]), slots)
-            return kept, total, count
-        return dict(sorted(groups.items())), total, count
+        count = merged.num_rows
+        if top is None or count <= top:
+            listed = merged
+        else:
+            order = pc.sort_indices(
+                merged, sort_keys=[(_SAMPLES, "descending"), ("name", "ascending")]
+            )
+            listed = merged.take(order[:top])
+        groups = {row["name"]: _group_of(row, slots) for row in listed.to_pylist()}
+        groups = dict(sorted(groups.items()))
+        if listed is not merged:
+            kept = {c: pc.sum(listed.column(c)).as_py() or 0 for c in columns}
+            groups[REST] = _group_of({c: whole[c] - kept[c] for c in columns}, slots)
+        return groups, total, count
 
 
 def _group_of(row: dict[str, Any], slots: Sequence[tuple[str, str]]) -> Group:
@@ -382,7 +406,7 @@ def _group_of(row: dict[str, Any], slots: Sequence[tuple[str, str]]) -> Group:
         checks.setdefault(block, {})[check] = row.get(f"bad:{number}") or 0
     carrying = {block: count for block in BLOCKS if (count := row.get(f"carry:{block}") or 0)}
     return Group(
-        samples=row[_SAMPLES],
+        samples=row.get(_SAMPLES) or 0,
         audited=carrying.get("audit", 0),
         failing=dict(checks.get("audit", {})),
         fixed=row.get(_FIXED) or 0,
@@ -411,12 +435,19 @@ def _sum_groups(groups: Iterable[Group], slots: Sequence[tuple[str, str]]) -> Gr
     return total
 
 
-def _group_values(table: pa.Table, key: str, json_extra: list[dict[str, Any]] | None) -> list[str]:
+def _group_values(
+    table: pa.Table, key: str, json_extra: list[dict[str, Any]] | None
+) -> pa.Array | list[str]:
     """Each sample's value of the extra ``key``, as text (JSON for non-strings)."""
     if json_extra is not None:
         values = [extra.get(key, MISSING) for extra in json_extra]
     else:
-        values = pc.struct_field(table.column("extra"), key).to_pylist()
+        column = pc.struct_field(table.column("extra"), key)
+        if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
+            return pc.fill_null(column, MISSING)  # text as it is, in Arrow
+        if pa.types.is_integer(column.type):  # an integer's text is its JSON
+            return pc.fill_null(pc.cast(column, pa.string()), MISSING)
+        values = column.to_pylist()
     return [
         MISSING if value is None else value if isinstance(value, str) else json.dumps(value)
         for value in values
@@ -627,44 +658,56 @@ class Tally:
         for key, groups in self._groups.items():
             if json_extra is not None or key in self._extra_keys():  # a struct's keys are fixed
                 groups.add(_group_values(table, key, json_extra), counts)
-        self._total.add([""] * table.num_rows, counts)
+        self._total.add(pa.repeat("", table.num_rows), counts)
 
     def _count_blocks(self, table: pa.Table, first: int) -> dict[str, pa.Array]:
-        """Count every block's checks; the per-row counts the groups sum, by column name."""
+        """Count every block's checks; the per-row counts the groups sum, by column name.
+
+        Each distinct block text is parsed once (verdicts repeat: a few booleans); the rows
+        are counted through the dictionary indices, in numpy.
+        """
         rows = table.num_rows
         counts: dict[str, pa.Array] = {_SAMPLES: pa.array(np.ones(rows, np.int64))}
         bad: dict[int, np.ndarray] = {}
         for block in BLOCKS:
-            parsed = _verdicts(table.column(block))
-            if parsed is None:
+            column = table.column(block)
+            if column.null_count == len(column):
                 continue
-            carry = np.zeros(rows, np.int64)
+            encoded = pc.dictionary_encode(column).combine_chunks()
+            texts = encoded.dictionary.to_pylist()
+            index = pc.fill_null(encoded.indices, len(texts)).to_numpy(zero_copy_only=False)
+            seen = np.bincount(index, minlength=len(texts) + 1)
             verdicts = self._blocks.setdefault(block, {})
             others = self._others.setdefault(block, {})
-            fixed = np.zeros(rows, np.int64) if block == "fix" else None
-            for row, value in enumerate(parsed):
+            carried = np.zeros(len(texts) + 1, bool)  # per distinct text; the last is null
+            fixed = np.zeros(len(texts) + 1, bool)
+            failing: dict[int, np.ndarray] = {}
+            for number, text in enumerate(texts):
+                value = json.loads(text)
                 if not isinstance(value, Mapping):
                     continue
-                carry[row] = 1
+                carried[number] = True
                 checks, leaves = flatten_block(value)
                 for check, verdict in checks.items():
-                    verdicts.setdefault(check, Counter())[str(verdict).lower()] += 1
+                    verdicts.setdefault(check, Counter())[str(verdict).lower()] += int(seen[number])
                     slot = self._slot(block, check)
                     if reads_bad(block, check, verdict):
-                        if slot not in bad:
-                            bad[slot] = np.zeros(rows, np.int64)
-                        bad[slot][row] = 1
-                        self._picked[block, check].add(first + row)
+                        failing.setdefault(slot, np.zeros(len(texts) + 1, bool))[number] = True
                 for leaf in leaves:
                     others.setdefault(leaf)
-                if fixed is not None and value.get("changes"):
-                    fixed[row] = 1
-                    self._fixed.add(first + row)
-            counts[f"carry:{block}"] = pa.array(carry)
-            if fixed is not None:
-                counts[_FIXED] = pa.array(fixed)
+                fixed[number] = block == "fix" and bool(value.get("changes"))
+            counts[f"carry:{block}"] = pa.array(carried[index].astype(np.int64))
+            if block == "fix":
+                per_row = fixed[index]
+                counts[_FIXED] = pa.array(per_row.astype(np.int64))
+                self._fixed.add(first + np.flatnonzero(per_row))
+            slots = {number: key for key, number in self._slots.items()}
+            for slot, values in failing.items():
+                per_row = values[index]
+                bad[slot] = per_row
+                self._picked[slots[slot]].add(first + np.flatnonzero(per_row))
         for slot, column in sorted(bad.items()):
-            counts[f"bad:{slot}"] = pa.array(column)
+            counts[f"bad:{slot}"] = pa.array(column.astype(np.int64))
         return counts
 
     def _slot(self, block: str, check: str) -> int:
