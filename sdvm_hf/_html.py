@@ -60,6 +60,8 @@ td small { color: var(--muted); }
 .sortable thead, .sortable tbody { display: flex; flex-direction: column; }
 .sortable tr { display: grid; grid-template-columns: var(--grid); align-items: center; }
 .sortable th, .sortable td { display: block; }
+.sortable thead tr { align-items: end; border-bottom: 2px solid var(--ink); }
+.sortable thead th { border-bottom: none; }
 .sortable th label { cursor: pointer; color: var(--muted); }
 .sortable th label::after { content: " \\2195"; font-weight: 400; }
 .sortable tr.rest td { font-style: italic; border-top: 2px solid var(--line); }

@@ -319,7 +319,8 @@ def _overview(summary: Summary, title: str) -> Html:
     if total.audited and total.failing:
         worst = max(total.failing, key=lambda check: total.failing[check])
         tone = "bad" if total.failing[worst] else "good"
-        cards.append(_card(percent(total.share(total.failing[worst])), f"fail {worst}", tone))
+        share = percent(total.failing[worst] / total.audited)
+        cards.append(_card(share, f"fail audit.{worst} (of audited)", tone))
     if _has_fixes(summary):
         cards += [_card(number(total.fixed), "fixed"), _card(number(total.flagged), "flagged")]
     biased = [f"{n} choices" for n, test in summary.bias.items() if test.biased]
@@ -574,7 +575,10 @@ def _groups(summary: Summary) -> Html:
         if audited:
             row += [_count_share(group, count) for count in group.failing.values()]
         if fixes:
-            row += [_count_share(group, group.fixed), _count_share(group, group.flagged)]
+            row += [
+                _count_share(group, group.fixed, heat=False),
+                _count_share(group, group.flagged),
+            ]
         if plain:
             row += [percent(group.samples / summary.samples), bar(group.samples, largest)]
         return row
@@ -653,10 +657,13 @@ def _failing(check: str) -> Callable[[Group], float]:
     return lambda group: group.share(group.failing[check])
 
 
-def _count_share(group: Group, count: int) -> Html:
+def _count_share(group: Group, count: int, *, heat: bool = True) -> Html:
+    """A share and its count; shaded red by the share when ``heat`` (a bad outcome)."""
     share = group.share(count)
-    heat = f"background:rgba(180,35,24,{min(0.45, share * 0.9):.2f})" if count else None
-    return el("span", percent(share), el("small", f" ({number(count)})"), class_="heat", style=heat)
+    shade = f"background:rgba(180,35,24,{min(0.45, share * 0.9):.2f})" if count and heat else None
+    return el(
+        "span", percent(share), el("small", f" ({number(count)})"), class_="heat", style=shade
+    )
 
 
 # -- the samples behind the numbers ----------------------------------------------------------

@@ -12,6 +12,7 @@ lines, its JSON and the HTML report (:mod:`sdvm_hf.report`) can never disagree.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from collections import Counter
@@ -206,11 +207,14 @@ def _row_keys(rows: np.ndarray) -> np.ndarray:
 class _Examples:
     """Up to ``size`` row numbers: those with the lowest :func:`_row_key`.
 
+    The row number is mixed with a hash of ``salt`` first, so each check shows its own rows.
     The same rows whatever the batches, spread over the file rather than its first rows.
     """
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, salt: str = "") -> None:
         self.size = size
+        digest = hashlib.blake2b(salt.encode("utf-8"), digest_size=4).digest()
+        self._salt = int.from_bytes(digest, "big") << 32  # each check its own spread of rows
         self._keys = np.zeros(0, np.uint64)
         self._rows = np.zeros(0, np.int64)
 
@@ -218,7 +222,9 @@ class _Examples:
         """Consider these row numbers (an int array)."""
         if self.size <= 0 or not len(rows):
             return
-        keys = np.concatenate([self._keys, _row_keys(rows)])
+        keys = np.concatenate(
+            [self._keys, _row_keys(rows.astype(np.uint64) ^ np.uint64(self._salt))]
+        )
         rows = np.concatenate([self._rows, rows.astype(np.int64)])
         if len(keys) > self.size:
             keep = np.argpartition(keys, self.size - 1)[: self.size]
@@ -714,7 +720,7 @@ class Tally:
         slot = self._slots.get((block, check))
         if slot is None:
             slot = self._slots[block, check] = len(self._slots)
-            self._picked[block, check] = _Examples(self._examples)
+            self._picked[block, check] = _Examples(self._examples, f"{block}\x1f{check}")
         return slot
 
     def _count_original_positions(
