@@ -40,10 +40,13 @@ td small { color: var(--muted); }
 .bar { display: inline-block; position: relative; width: 160px; height: 10px;
   vertical-align: middle; background: #e9edf1; border-radius: 2px; }
 .bar span { display: block; height: 100%; background: var(--bar); border-radius: 2px; }
-.bar.split { background: #e3a15f; }
+.bar.split { background: #e9a39b; }
+.bar.split span { background: var(--good); }
 .key { display: inline-block; width: 10px; height: 10px; margin: 0 4px 0 10px;
-  vertical-align: baseline; background: var(--bar); }
-.key.false { background: #e3a15f; }
+  vertical-align: baseline; background: var(--good); }
+.key.bad { background: #e9a39b; }
+.card.bad b { color: var(--bad); }
+.card.good b { color: var(--good); }
 .bar i { position: absolute; top: -3px; bottom: -3px; border-left: 2px dotted var(--ink); }
 .badge { display: inline-block; padding: 0 8px; border-radius: 9px; font-size: 12px;
   font-weight: 600; white-space: nowrap; background: var(--soft); color: var(--muted); }
@@ -52,13 +55,31 @@ td small { color: var(--muted); }
 .groups { overflow-x: auto; }
 .groups.wide table { width: 100%; }
 .groups thead th { white-space: normal; overflow-wrap: break-word; vertical-align: bottom; }
-.groups th a { color: inherit; text-decoration: none; }
-.groups th a::after { content: " \\2195"; color: var(--muted); font-weight: 400; }
-.groups th.sorted a::after { content: " \\25BC"; color: var(--ink); }
-.groups td:first-child { min-width: 12em; overflow-wrap: anywhere; }
-.sort-alt { display: none; }
-.sort-alt:target { display: table; }
-.sort-alt:target ~ .sort-default { display: none; }
+.sortable > input { position: absolute; opacity: 0; pointer-events: none; }
+.sortable table { display: block; width: 100%; }
+.sortable thead, .sortable tbody { display: flex; flex-direction: column; }
+.sortable tr { display: grid; grid-template-columns: var(--grid); align-items: center; }
+.sortable th, .sortable td { display: block; }
+.sortable thead tr { align-items: end; border-bottom: 2px solid var(--ink); }
+.sortable thead th { border-bottom: none; }
+.sortable th label { cursor: pointer; color: var(--muted); }
+.sortable th label::after { content: " \\2195"; font-weight: 400; }
+.sortable tr.rest td { font-style: italic; border-top: 2px solid var(--line); }
+.groups td:first-child { overflow-wrap: anywhere; }
+.examples h3 small { color: var(--muted); font-weight: 400; }
+.example { border: 1px solid var(--line); border-radius: 8px; padding: 6px 14px 8px;
+  margin: 8px 0 12px; max-width: 80em; }
+.example h4 { margin: 0 0 4px; font-size: 12px; color: var(--muted); font-weight: 600; }
+.example .context { margin: 0 0 4px; white-space: pre-wrap; }
+.example ol { margin: 0 0 6px; padding-left: 2em; }
+.example li.answer { font-weight: 600; color: var(--good); }
+.example .moved { color: var(--bad); font-weight: 600; }
+del { background: var(--bad-bg); color: var(--bad); }
+ins { background: var(--good-bg); color: var(--good); }
+del.ws, ins.ws { white-space: pre; outline: 1px dashed currentColor; }
+.verdict { margin: 2px 0; font-size: 12px; }
+.verdict code { display: block; color: var(--muted); overflow-wrap: anywhere;
+  font: 11px/1.4 ui-monospace, SFMono-Regular, Menlo, monospace; }
 footer { margin-top: 36px; color: var(--muted); font-size: 12px; }
 @media print {
   @page { margin: 14mm 12mm; }
@@ -69,15 +90,17 @@ footer { margin-top: 36px; color: var(--muted); font-size: 12px; }
   h2 { margin-top: 18px; }
   .card, .row > div, tr { break-inside: avoid; }
   thead { display: table-header-group; }
-  .sort-alt, .sort-alt:target { display: none !important; }
-  .sort-default { display: table !important; }
-  .groups th a::after { content: ""; }
+  .sortable th label::after { content: ""; }
   .groups { overflow: visible; }
-  .groups td:first-child { min-width: 18em; }
+  .example { break-inside: avoid; }
   .bar { width: 110px; }
 }
 """
 """The report's stylesheet: screen, and a print stylesheet for PDF."""
+
+
+VOID = frozenset({"br", "hr", "input", "meta"})
+"""Elements without an end tag."""
 
 
 class Html(str):
@@ -102,6 +125,8 @@ def el(name: str, *children: object, **attrs: str | None) -> Html:
         for key, value in attrs.items()
         if value is not None
     )
+    if name in VOID:  # no content, no end tag
+        return Html(f"<{name}{written}>")
     return Html(f"<{name}{written}>{''.join(render(child) for child in children)}</{name}>")
 
 
@@ -115,9 +140,18 @@ def number(count: int) -> str:
     return f"{count:,}"
 
 
-def percent(share: float) -> str:
-    """A share as a percentage with one decimal: ``12.3%``."""
-    return f"{share:.1%}"
+def percent(share: float, digits: int = 1) -> str:
+    """A share as a percentage: ``12.3%``; never ``0.0%`` or ``100.0%`` for a share that is not.
+
+    >>> percent(0.123), percent(5 / 12_032), percent(0.0), percent(12_031 / 12_032), percent(1.0)
+    ('12.3%', '<0.1%', '0.0%', '>99.9%', '100.0%')
+    """
+    floor = 10.0 ** -(digits + 2)
+    if 0 < share < floor:
+        return f"<{floor:.{digits}%}"
+    if 1 - floor < share < 1:
+        return f">{1 - floor:.{digits}%}"
+    return f"{share:.{digits}%}"
 
 
 def bar(

@@ -304,7 +304,10 @@ def original_file(path: Path, record: Record | None) -> Path | None:
         stages = record.get("stages") or []
         if not stages or stages[-1].get("stage") == "convert":
             return current
-        source = Path(stages[-1]["input"]["path"])
+        given = stages[-1].get("input") or {}
+        if not given.get("path"):
+            return None  # a stage run on samples in memory: nothing to follow
+        source = Path(given["path"])
         if not source.is_absolute():
             source = current.parent / source
         if source in seen or not source.is_file():

@@ -215,9 +215,15 @@ def read_parquet_table(path: str | os.PathLike[str]) -> pa.Table:
     if not os.path.isfile(path):
         raise FileNotFoundError(f"no such file: {path}")
     try:
-        return pq.read_table(path, memory_map=True)
+        table = pq.read_table(path, memory_map=True)
+        kept = pq.read_metadata(path).metadata or {}
     except (pa.ArrowInvalid, OSError) as error:
         raise SampleTableError(f"{path} cannot be read as Parquet: {error}") from error
+    # a record added when the file was finished is in its footer, not in its Arrow schema
+    ours = {key: value for key, value in kept.items() if key.startswith(b"sdvm_hf.")}
+    if ours:
+        table = table.replace_schema_metadata({**(table.schema.metadata or {}), **ours})
+    return table
 
 
 # -- JSON Lines ----------------------------------------------------------------------------

@@ -37,6 +37,7 @@ __all__ = [
     "arrow_schema_text",
     "file_entry",
     "read_record",
+    "staged",
     "with_stage",
 ]
 
@@ -102,3 +103,21 @@ def arrow_schema_text(schema: pa.Schema) -> str:
 def arrow_schema(text: str) -> pa.Schema:
     """The schema :func:`arrow_schema_text` kept."""
     return pa.ipc.read_schema(pa.py_buffer(base64.b64decode(text)))
+
+
+def staged(
+    metadata: dict[bytes, bytes] | None, stage: str, input_path: str | None, rows: int
+) -> dict[bytes, bytes] | None:
+    """A stage output's key-value metadata: its input's, the record with one more stage.
+
+    ``input_path`` is the file the stage read (``None`` when its samples came from memory:
+    the stage is recorded without an input, so ``export`` cannot follow it back).
+    """
+    if not metadata or RECORD_KEY not in metadata:
+        return metadata
+    record = json.loads(metadata[RECORD_KEY])
+    if input_path is not None and os.path.isfile(input_path):
+        record = with_stage(record, stage, input_path, rows)
+    else:
+        record = {**record, "stages": [*record.get("stages", []), {"stage": stage, "input": None}]}
+    return {**metadata, RECORD_KEY: json.dumps(record, ensure_ascii=False).encode()}

@@ -12,22 +12,37 @@ lines, its JSON and the HTML report (:mod:`sdvm_hf.report`) can never disagree.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field, replace
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from sdvm_hf._html import percent
 from sdvm_hf._wire import BLOCKS
 from sdvm_hf.arrow.rejects import Rejects
 from sdvm_hf.errors import Problem
 from sdvm_hf.samples import class_for_style
 
-__all__ = ["Group", "PositionBias", "Summary", "Tally", "position_bias", "summarize"]
+__all__ = [
+    "Group",
+    "PositionBias",
+    "Summary",
+    "Tally",
+    "flatten_block",
+    "position_bias",
+    "summarize",
+]
+
+ORDER_KEY = "sdvm_hf_choice_order"
+"""The extra key where :func:`sdvm_hf.shuffle.shuffle_choices` keeps each sample's original
+choice order: ``order[i]`` is the original position of the choice now at ``i``."""
 
 
 def chi_square_sf(statistic: float, df: int) -> float:
@@ -126,11 +141,112 @@ def _reasons(rejects: Sequence[Problem]) -> Counter[str]:
     )
 
 
+BAD_WHEN_TRUE: frozenset[tuple[str, str]] = frozenset({("fix", "flagged")})
+"""The (block, check) pairs where ``true`` is the bad outcome; every other check fails on
+``false``. The wire format names ``fix.flagged`` (the fix could not settle the sample)."""
+
+
+def flatten_block(block: Mapping[str, Any]) -> tuple[dict[str, bool], list[str]]:
+    """A block's boolean leaves by dotted name, and the dotted names of its other leaves.
+
+    Nested dicts are walked (``{"checks": {"grammatical": false}}`` gives
+    ``checks.grammatical``); a list, number, text or null is a leaf that is not a check.
+
+    >>> flatten_block({"ok": True, "checks": {"a": False, "b": {"c": True}}, "score": 0.5})
+    ({'ok': True, 'checks.a': False, 'checks.b.c': True}, ['score'])
+    """
+    checks: dict[str, bool] = {}
+    others: list[str] = []
+
+    def walk(node: Mapping[str, Any], prefix: str) -> None:
+        for key, value in node.items():
+            name = f"{prefix}{key}"
+            if isinstance(value, bool):
+                checks[name] = value
+            elif isinstance(value, Mapping) and value:
+                walk(value, name + ".")
+            else:
+                others.append(name)
+
+    walk(block, "")
+    return checks, others
+
+
+def reads_bad(block: str, check: str, value: bool) -> bool:
+    """Whether ``value`` of ``check`` in ``block`` is the bad outcome (:data:`BAD_WHEN_TRUE`)."""
+    return value if (block, check) in BAD_WHEN_TRUE else not value
+
+
+EXAMPLES = 5
+"""Example samples a summary keeps per check (and of fixed samples), by default."""
+
+
+_MASK = 0xFFFFFFFFFFFFFFFF
+
+
+def _row_key(row: int) -> int:
+    """A fixed pseudo-random key per row number (splitmix64): examples are the lowest keys.
+
+    >>> _row_key(0) == int(_row_keys(np.array([0]))[0])
+    True
+    """
+    z = (row + 0x9E3779B97F4A7C15) & _MASK
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+    return z ^ (z >> 31)
+
+
+def _row_keys(rows: np.ndarray) -> np.ndarray:
+    """:func:`_row_key` of many row numbers at once (uint64 arithmetic wraps as the mask)."""
+    z = rows.astype(np.uint64) + np.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+class _Examples:
+    """Up to ``size`` row numbers: those with the lowest :func:`_row_key`.
+
+    The row number is mixed with a hash of ``salt`` first, so each check shows its own rows.
+    The same rows whatever the batches, spread over the file rather than its first rows.
+    """
+
+    def __init__(self, size: int, salt: str = "") -> None:
+        self.size = size
+        digest = hashlib.blake2b(salt.encode("utf-8"), digest_size=4).digest()
+        self._salt = int.from_bytes(digest, "big") << 32  # each check its own spread of rows
+        self._keys = np.zeros(0, np.uint64)
+        self._rows = np.zeros(0, np.int64)
+
+    def add(self, rows: np.ndarray) -> None:
+        """Consider these row numbers (an int array)."""
+        if self.size <= 0 or not len(rows):
+            return
+        keys = np.concatenate(
+            [self._keys, _row_keys(rows.astype(np.uint64) ^ np.uint64(self._salt))]
+        )
+        rows = np.concatenate([self._rows, rows.astype(np.int64)])
+        if len(keys) > self.size:
+            keep = np.argpartition(keys, self.size - 1)[: self.size]
+            keys, rows = keys[keep], rows[keep]
+        self._keys, self._rows = keys, rows
+
+    def rows(self) -> list[int]:
+        return sorted(int(row) for row in self._rows)
+
+
 GROUP_COLUMNS = ("subject", "activity_label")
 """The extra keys a summary groups by when none is named: the first the table has."""
 
 MISSING = "(missing)"
 """The group of samples without a value in the group column."""
+
+REST = "(the rest)"
+"""The group that sums every group beyond the largest :data:`TOP_GROUPS`."""
+
+TOP_GROUPS = 100
+"""Groups a summary lists one by one, by default: the largest, the rest summed as :data:`REST`
+(a key with a value per row would otherwise make a report as long as the file)."""
 
 
 @dataclass
@@ -141,11 +257,16 @@ class Group:
     audited: int = 0
     """Samples with an ``audit`` block."""
     failing: dict[str, int] = field(default_factory=dict)
-    """For each boolean check of the ``audit`` block, the samples where it is false."""
+    """For each boolean check of the ``audit`` block (dotted), the samples where it is false."""
     fixed: int = 0
     """Samples whose ``fix`` block has non-empty ``changes``."""
     flagged: int = 0
     """Samples whose ``fix`` block has ``flagged`` true."""
+    checks: dict[str, dict[str, int]] = field(default_factory=dict)
+    """For every block, each boolean check (dotted) and the samples where it reads bad:
+    false, or true for :data:`BAD_WHEN_TRUE` (``checks["audit"]`` is :attr:`failing`)."""
+    carrying: dict[str, int] = field(default_factory=dict)
+    """For every block, the samples carrying it."""
 
     def share(self, count: int) -> float:
         """``count`` as a share of this group's samples."""
@@ -162,14 +283,15 @@ class Group:
             },
             "fixed": {"count": self.fixed, "share": self.share(self.fixed)},
             "flagged": {"count": self.flagged, "share": self.share(self.flagged)},
+            "carrying": self.carrying,
+            "checks": {
+                block: {
+                    check: {"count": count, "share": self.share(count)}
+                    for check, count in checks.items()
+                }
+                for block, checks in self.checks.items()
+            },
         }
-
-
-def _verdicts(column: pa.ChunkedArray) -> list[dict[str, Any] | None] | None:
-    """Each row's block parsed (``None`` where absent), or ``None`` when no row has one."""
-    if column.null_count == len(column):
-        return None
-    return [None if text is None else json.loads(text) for text in column.to_pylist()]
 
 
 class _Distinct:
@@ -203,63 +325,135 @@ class _Distinct:
         return 0 if self._merged is None else len(self._merged)
 
 
+_SAMPLES, _FIXED = "samples", "fixed"
+"""The count columns every group table has; ``carry:BLOCK`` and ``bad:N`` (a check's slot)
+are added as blocks and checks appear."""
+
+
 class _Groups:
-    """Samples, audit failures, fixes and flags per value of one extra key (or all together)."""
+    """Per value of one extra key (or all together): samples, blocks carried, checks failed.
+
+    Each batch's counts are summed per value in Arrow (``group_by``) and the partial tables
+    merged once they outnumber the rows merged so far, so a key with a value per row (a
+    million groups) costs a few columns of integers, not a Python object per value.
+    """
 
     def __init__(self, key: str | None) -> None:
         self.key = key
-        self.groups: dict[str, Group] = {}
-        self.checks: dict[str, None] = {}
-        """The boolean audit checks, in order of first appearance."""
+        self._merged: pa.Table | None = None
+        self._waiting: list[pa.Table] = []
+        self._waiting_rows = 0
 
     def add(
-        self,
-        names: Sequence[str],
-        audits: Sequence[dict[str, Any] | None] | None,
-        fixes: Sequence[dict[str, Any] | None] | None,
+        self, names: pa.Array | pa.ChunkedArray | Sequence[str], counts: dict[str, pa.Array]
     ) -> None:
-        if audits is None and fixes is None:  # a converted file: samples only
-            for name, count in Counter(names).items():
-                self.groups.setdefault(name, Group()).samples += count
+        if not isinstance(names, pa.Array | pa.ChunkedArray):
+            names = pa.array(names, pa.string())
+        table = pa.table({"name": names, **counts})
+        columns = [name for name in table.column_names if name != "name"]
+        part = table.group_by("name").aggregate([(c, "sum") for c in columns])
+        part = part.rename_columns([name.removesuffix("_sum") for name in part.column_names])
+        self._waiting.append(part)
+        self._waiting_rows += part.num_rows
+        if self._waiting_rows > max(4096, 0 if self._merged is None else self._merged.num_rows):
+            self._merge()
+
+    def _merge(self) -> None:
+        parts = ([] if self._merged is None else [self._merged]) + self._waiting
+        self._waiting, self._waiting_rows = [], 0
+        if not parts:
             return
-        audits = audits or [None] * len(names)
-        fixes = fixes or [None] * len(names)
-        for name, audit, fix in zip(names, audits, fixes, strict=True):
-            group = self.groups.setdefault(name, Group())
-            group.samples += 1
-            if audit is not None:
-                group.audited += 1
-                for check, verdict in audit.items():
-                    if isinstance(verdict, bool):
-                        self.checks.setdefault(check)
-                        group.failing[check] = group.failing.get(check, 0) + (not verdict)
-            if isinstance(fix, dict):
-                group.fixed += bool(fix.get("changes"))
-                group.flagged += fix.get("flagged") is True
+        table = pa.concat_tables(parts, promote_options="default")
+        columns = [name for name in table.column_names if name != "name"]
+        table = pa.table(
+            {"name": table.column("name"), **{c: pc.fill_null(table.column(c), 0) for c in columns}}
+        )
+        merged = table.group_by("name").aggregate([(c, "sum") for c in columns])
+        self._merged = merged.rename_columns(
+            [name.removesuffix("_sum") for name in merged.column_names]
+        )
 
-    def result(self) -> tuple[dict[str, Group], Group]:
-        """Per group (sorted by name; none without a key), and all of them together."""
-        groups = {
-            name: replace(group, failing={c: group.failing.get(c, 0) for c in self.checks})
-            for name, group in sorted(self.groups.items())
-        }
-        total = Group(failing=dict.fromkeys(self.checks, 0))
-        for group in groups.values():
-            total.samples += group.samples
-            total.audited += group.audited
-            total.fixed += group.fixed
-            total.flagged += group.flagged
-            for check, count in group.failing.items():
-                total.failing[check] += count
-        return (groups if self.key is not None else {}), total
+    def result(
+        self, slots: Sequence[tuple[str, str]], top: int | None
+    ) -> tuple[dict[str, Group], Group, int]:
+        """The groups, all of them together, and how many groups there are.
+
+        The groups are the ``top`` largest (all when ``None``) by name, the rest summed under
+        :data:`REST`. Only the groups listed become Python objects.
+        """
+        self._merge()
+        merged = self._merged
+        if merged is None or merged.num_rows == 0:
+            return {}, _sum_groups([], slots), 0
+        columns = [name for name in merged.column_names if name != "name"]
+        whole = {c: pc.sum(merged.column(c)).as_py() or 0 for c in columns}
+        total = _group_of(whole, slots)
+        if self.key is None:
+            return {}, total, 0
+        count = merged.num_rows
+        if top is None or count <= top:
+            listed = merged
+        else:
+            order = pc.sort_indices(
+                merged, sort_keys=[(_SAMPLES, "descending"), ("name", "ascending")]
+            )
+            listed = merged.take(order[:top])
+        groups = {row["name"]: _group_of(row, slots) for row in listed.to_pylist()}
+        groups = dict(sorted(groups.items()))
+        if listed is not merged:
+            kept = {c: pc.sum(listed.column(c)).as_py() or 0 for c in columns}
+            groups[REST] = _group_of({c: whole[c] - kept[c] for c in columns}, slots)
+        return groups, total, count
 
 
-def _group_values(table: pa.Table, key: str, json_extra: list[dict[str, Any]] | None) -> list[str]:
+def _group_of(row: dict[str, Any], slots: Sequence[tuple[str, str]]) -> Group:
+    checks: dict[str, dict[str, int]] = {}
+    for number, (block, check) in enumerate(slots):
+        checks.setdefault(block, {})[check] = row.get(f"bad:{number}") or 0
+    carrying = {block: count for block in BLOCKS if (count := row.get(f"carry:{block}") or 0)}
+    return Group(
+        samples=row.get(_SAMPLES) or 0,
+        audited=carrying.get("audit", 0),
+        failing=dict(checks.get("audit", {})),
+        fixed=row.get(_FIXED) or 0,
+        flagged=checks.get("fix", {}).get("flagged", 0),
+        checks=checks,
+        carrying=carrying,
+    )
+
+
+def _sum_groups(groups: Iterable[Group], slots: Sequence[tuple[str, str]]) -> Group:
+    total = Group(checks={})
+    for block, check in slots:
+        total.checks.setdefault(block, {})[check] = 0
+    for group in groups:
+        total.samples += group.samples
+        total.fixed += group.fixed
+        for block, count in group.carrying.items():
+            total.carrying[block] = total.carrying.get(block, 0) + count
+        for block, checks in group.checks.items():
+            for check, count in checks.items():
+                total.checks[block][check] += count
+    total.carrying = {block: total.carrying[block] for block in BLOCKS if block in total.carrying}
+    total.audited = total.carrying.get("audit", 0)
+    total.failing = dict(total.checks.get("audit", {}))
+    total.flagged = total.checks.get("fix", {}).get("flagged", 0)
+    return total
+
+
+def _group_values(
+    table: pa.Table, key: str, json_extra: list[dict[str, Any]] | None
+) -> pa.Array | list[str]:
     """Each sample's value of the extra ``key``, as text (JSON for non-strings)."""
     if json_extra is not None:
         values = [extra.get(key, MISSING) for extra in json_extra]
     else:
-        values = pc.struct_field(table.column("extra"), key).to_pylist()
+        column = pc.struct_field(table.column("extra"), key)
+        if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
+            return pc.fill_null(column, MISSING)  # text as it is, in Arrow
+        if pa.types.is_integer(column.type):  # an integer's text is its JSON
+            return pc.fill_null(pc.cast(column, pa.string()), MISSING)
+        values = column.to_pylist()
     return [
         MISSING if value is None else value if isinstance(value, str) else json.dumps(value)
         for value in values
@@ -277,6 +471,8 @@ class Summary:
     positions: dict[int, dict[int, int]]
     extra: dict[str, str]
     verdicts: dict[str, dict[str, dict[str, int]]]
+    """Per block, each boolean check (nested dicts flattened to dotted names) and how many
+    samples have it ``true`` and ``false``."""
     rows_in: int | None = None
     rejects: dict[str, int] = field(default_factory=dict)
     bias: dict[int, PositionBias] = field(default_factory=dict)
@@ -284,9 +480,24 @@ class Summary:
     group_by: str | None = None
     """The extra key :attr:`groups` is by, or ``None``."""
     groups: dict[str, Group] = field(default_factory=dict)
-    """Per value of :attr:`group_by`, sorted by name."""
+    """Per value of :attr:`group_by`, sorted by name: the largest :data:`TOP_GROUPS` (by
+    default), and the others summed as :data:`REST`."""
     total: Group = field(default_factory=Group)
     """All samples: the audit failures, fixes and flags."""
+    others: dict[str, list[str]] = field(default_factory=dict)
+    """Per block, the dotted names of the leaves that are not booleans (listed, not counted)."""
+    group_count: int = 0
+    """How many distinct values :attr:`group_by` has (``groups`` may list fewer)."""
+    examples: dict[str, dict[str, list[int]]] = field(default_factory=dict)
+    """Per block and check, a few row numbers where the check reads bad (the same rows on
+    every run: the lowest of a fixed hash of the row number)."""
+    fixed_examples: list[int] = field(default_factory=list)
+    """A few row numbers of samples the fix changed, chosen the same way."""
+    positions_before: dict[int, dict[int, int]] = field(default_factory=dict)
+    """For shuffled samples (see :mod:`sdvm_hf.shuffle`), each choices-count's answer
+    positions before the shuffle; empty when no sample records its original order."""
+    left_in_place: int = 0
+    """Shuffled-file samples whose choices refer to each other and kept their order."""
 
     def lines(self) -> list[str]:
         """The summary as text lines."""
@@ -302,12 +513,24 @@ class Summary:
         out.append("choices:      " + _pairs({f"{n} choices": c for n, c in self.choices.items()}))
         for n, positions in self.positions.items():
             total = sum(positions.values())
-            shares = ", ".join(f"{p}: {c / total:.0%}" for p, c in positions.items())
+            shares = ", ".join(f"{p}: {percent(c / total, 0)}" for p, c in positions.items())
             out.append(f"answer position ({n} choices): {shares}" + _bias(self.bias.get(n)))
+        for n, positions in self.positions_before.items():
+            total = sum(positions.values())
+            shares = ", ".join(f"{p}: {percent(c / total, 0)}" for p, c in positions.items())
+            out.append(f"  before the shuffle ({n} choices): {shares}")
+        if self.positions_before:
+            out.append(f"  left in place (choices refer to each other): {self.left_in_place:,}")
         out.append("extra:        " + (_pairs(self.extra) if self.extra else "(none)"))
         for block, checks in self.verdicts.items():
-            out.append(f"{block}:")
-            out += [f"  {check}: {_pairs(counts)}" for check, counts in checks.items()]
+            carrying = self.total.carrying.get(block, 0)
+            out.append(f"{block}: {carrying:,} samples")
+            for check, counts in checks.items():
+                bad = self.total.checks.get(block, {}).get(check, 0)
+                share = f" ({percent(bad / carrying)} bad)" if carrying else ""
+                out.append(f"  {check}: {_pairs(counts)}{share}")
+            if self.others.get(block):
+                out.append(f"  not checks: {', '.join(self.others[block])}")
         return out
 
     def as_dict(self) -> dict[str, Any]:
@@ -320,13 +543,19 @@ class Summary:
             "by_style": self.by_style,
             "choices": self.choices,
             "answer_positions": self.positions,
+            "answer_positions_before_shuffle": self.positions_before,
+            "left_in_place": self.left_in_place,
             "extra": self.extra,
             "verdicts": self.verdicts,
+            "not_checks": self.others,
             "position_bias": {n: asdict(test) for n, test in self.bias.items()},
             "alpha": ALPHA,
             "group_by": self.group_by,
+            "group_count": self.group_count,
             "groups": {name: group.as_dict() for name, group in self.groups.items()},
             "total": self.total.as_dict(),
+            "examples": self.examples,
+            "fixed_examples": self.fixed_examples,
         }
 
 
@@ -355,20 +584,41 @@ class Tally:
 
     :meth:`add` each sample table as it comes (and :meth:`add_rejects` the rows a conversion
     left out); :meth:`summary` is then exactly what :func:`summarize` gives for all the tables
-    concatenated. Besides the current batch, it holds counts and the distinct values of the
-    text and integer extra keys (for their distinct counts).
+    concatenated. Besides the current batch, it holds counts, the distinct values of the
+    text and integer extra keys (for their distinct counts) and the counts per group value.
     """
 
-    def __init__(self, group_by: str | None = None) -> None:
-        """``group_by`` names the extra key to break the samples down by (see :func:`summarize`)."""
+    def __init__(
+        self,
+        group_by: str | None = None,
+        *,
+        top: int | None = TOP_GROUPS,
+        examples: int = EXAMPLES,
+    ) -> None:
+        """Count samples as they come.
+
+        ``group_by`` names the extra key to break the samples down by (see :func:`summarize`),
+        ``top`` how many groups to list (``None``: all), ``examples`` how many row numbers to
+        keep per check.
+        """
+        if top is not None and top < 1:
+            raise ValueError(f"top groups: expected at least 1 (or None for all), got {top}")
         self._group_by = group_by
+        self._top = top
+        self._examples = examples
         self._samples = 0
         self._styles: Counter[str] = Counter()
         self._positions: dict[int, Counter[int]] = {}
+        self._before: dict[int, Counter[int]] = {}
+        self._in_place = 0
         self._extra_type: pa.DataType | None = None
         self._json_keys: Counter[str] = Counter()
         self._distinct: dict[str, _Distinct] = {}
         self._blocks: dict[str, dict[str, Counter[str]]] = {}
+        self._others: dict[str, dict[str, None]] = {}
+        self._slots: dict[tuple[str, str], int] = {}
+        self._picked: dict[tuple[str, str], _Examples] = {}
+        self._fixed = _Examples(examples)
         candidates = GROUP_COLUMNS if group_by is None else (group_by,)
         self._groups = {key: _Groups(key) for key in candidates}
         self._total = _Groups(None)
@@ -388,6 +638,7 @@ class Tally:
     def add(self, table: pa.Table) -> None:
         """Count a (canonical) sample table's samples."""
         self._check_extra(table)
+        first = self._samples
         self._samples += table.num_rows
         self._styles.update(_value_counts(table.column("style")))
         lengths = pc.list_value_length(table.column("choices"))
@@ -408,21 +659,91 @@ class Tally:
             json_extra = [json.loads(text) for text in table.column("extra").to_pylist()]
             for extra in json_extra:
                 self._json_keys.update(extra.keys())  # the keys, not their values
-        audits, fixes = _verdicts(table.column("audit")), _verdicts(table.column("fix"))
-        parsed = {"audit": audits, "fix": fixes}
-        for block in BLOCKS:
-            rows = parsed[block] if block in parsed else _verdicts(table.column(block))
-            if rows is None:
-                continue
-            checks = self._blocks.setdefault(block, {})
-            for verdicts in rows:
-                for check, verdict in (verdicts or {}).items():
-                    if isinstance(verdict, bool):
-                        checks.setdefault(check, Counter())[str(verdict).lower()] += 1
+        self._count_original_positions(table, json_extra)
+        counts = self._count_blocks(table, first)
         for key, groups in self._groups.items():
             if json_extra is not None or key in self._extra_keys():  # a struct's keys are fixed
-                groups.add(_group_values(table, key, json_extra), audits, fixes)
-        self._total.add([""] * table.num_rows, audits, fixes)
+                groups.add(_group_values(table, key, json_extra), counts)
+        self._total.add(pa.repeat("", table.num_rows), counts)
+
+    def _count_blocks(self, table: pa.Table, first: int) -> dict[str, pa.Array]:
+        """Count every block's checks; the per-row counts the groups sum, by column name.
+
+        Each distinct block text is parsed once (verdicts repeat: a few booleans); the rows
+        are counted through the dictionary indices, in numpy.
+        """
+        rows = table.num_rows
+        counts: dict[str, pa.Array] = {_SAMPLES: pa.array(np.ones(rows, np.int64))}
+        bad: dict[int, np.ndarray] = {}
+        for block in BLOCKS:
+            column = table.column(block)
+            if column.null_count == len(column):
+                continue
+            encoded = pc.dictionary_encode(column).combine_chunks()
+            texts = encoded.dictionary.to_pylist()
+            index = pc.fill_null(encoded.indices, len(texts)).to_numpy(zero_copy_only=False)
+            seen = np.bincount(index, minlength=len(texts) + 1)
+            verdicts = self._blocks.setdefault(block, {})
+            others = self._others.setdefault(block, {})
+            carried = np.zeros(len(texts) + 1, bool)  # per distinct text; the last is null
+            fixed = np.zeros(len(texts) + 1, bool)
+            failing: dict[int, np.ndarray] = {}
+            for number, text in enumerate(texts):
+                value = json.loads(text)
+                if not isinstance(value, Mapping):
+                    continue
+                carried[number] = True
+                checks, leaves = flatten_block(value)
+                for check, verdict in checks.items():
+                    verdicts.setdefault(check, Counter())[str(verdict).lower()] += int(seen[number])
+                    slot = self._slot(block, check)
+                    if reads_bad(block, check, verdict):
+                        failing.setdefault(slot, np.zeros(len(texts) + 1, bool))[number] = True
+                for leaf in leaves:
+                    others.setdefault(leaf)
+                fixed[number] = block == "fix" and bool(value.get("changes"))
+            counts[f"carry:{block}"] = pa.array(carried[index].astype(np.int64))
+            if block == "fix":
+                per_row = fixed[index]
+                counts[_FIXED] = pa.array(per_row.astype(np.int64))
+                self._fixed.add(first + np.flatnonzero(per_row))
+            slots = {number: key for key, number in self._slots.items()}
+            for slot, values in failing.items():
+                per_row = values[index]
+                bad[slot] = per_row
+                self._picked[slots[slot]].add(first + np.flatnonzero(per_row))
+        for slot, column in sorted(bad.items()):
+            counts[f"bad:{slot}"] = pa.array(column.astype(np.int64))
+        return counts
+
+    def _slot(self, block: str, check: str) -> int:
+        slot = self._slots.get((block, check))
+        if slot is None:
+            slot = self._slots[block, check] = len(self._slots)
+            self._picked[block, check] = _Examples(self._examples, f"{block}\x1f{check}")
+        return slot
+
+    def _count_original_positions(
+        self, table: pa.Table, json_extra: list[dict[str, Any]] | None
+    ) -> None:
+        """For shuffled samples, where each answer sat before the shuffle.
+
+        A sample left in place (its choices refer to each other) has the key with ``None``.
+        """
+        if json_extra is not None:
+            orders = [extra.get(ORDER_KEY, MISSING) for extra in json_extra]
+        elif ORDER_KEY in self._extra_keys():
+            orders = pc.struct_field(table.column("extra"), ORDER_KEY).to_pylist()
+        else:
+            return
+        lengths = pc.list_value_length(table.column("choices")).to_pylist()
+        answers = table.column("answer_index").to_pylist()
+        for order, answer, n in zip(orders, answers, lengths, strict=True):
+            if order is None:
+                self._in_place += 1
+                self._before.setdefault(n, Counter())[answer] += 1
+            elif isinstance(order, list) and 0 <= answer < len(order):
+                self._before.setdefault(len(order), Counter())[order[answer]] += 1
 
     def _check_extra(self, table: pa.Table) -> None:
         dtype = table.schema.field("extra").type
@@ -479,11 +800,19 @@ class Tally:
     def summary(self) -> Summary:
         """The summary of every table and reject added."""
         key = self._group_key()
-        groups = self._groups[key].result()[0] if key is not None else {}
+        slots = sorted(self._slots, key=self._slots.__getitem__)
+        groups: dict[str, Group] = {}
+        group_count = 0
+        if key is not None:
+            groups, _, group_count = self._groups[key].result(slots, self._top)
         positions = {
             n: dict(sorted(counts.items())) for n, counts in sorted(self._positions.items())
         }
         by_style = dict(sorted(self._styles.items()))
+        examples: dict[str, dict[str, list[int]]] = {}
+        for block, check in slots:
+            if rows := self._picked[block, check].rows():
+                examples.setdefault(block, {})[check] = rows
         return Summary(
             samples=self._samples,
             by_class={class_for_style(style).__name__: n for style, n in by_style.items()},
@@ -501,7 +830,16 @@ class Tally:
             bias={n: position_bias(counts, n) for n, counts in positions.items()},
             group_by=key,
             groups=groups,
-            total=self._total.result()[1],
+            total=self._total.result(slots, None)[1],
+            others={block: list(keys) for block, keys in self._others.items() if keys},
+            group_count=group_count,
+            examples=examples,
+            fixed_examples=self._fixed.rows(),
+            positions_before={
+                n: {p: counts.get(p, 0) for p in range(n)}
+                for n, counts in sorted(self._before.items())
+            },
+            left_in_place=self._in_place,
         )
 
 
@@ -511,15 +849,21 @@ def _value_counts(values: pa.ChunkedArray) -> dict[Any, int]:
 
 
 def summarize(
-    table: pa.Table, rejects: Sequence[Problem] | None = None, *, group_by: str | None = None
+    table: pa.Table,
+    rejects: Sequence[Problem] | None = None,
+    *,
+    group_by: str | None = None,
+    top: int | None = TOP_GROUPS,
+    examples: int = EXAMPLES,
 ) -> Summary:
     """Summarise a (canonical) sample table; with ``rejects``, as the result of a conversion.
 
     ``group_by`` names the extra key to break the samples down by (default: ``subject`` or
-    ``activity_label``, whichever the table has first; none if neither). :class:`Tally`
-    gives the same summary batch by batch.
+    ``activity_label``, whichever the table has first; none if neither); ``top`` how many of
+    its groups to list one by one (the rest are summed); ``examples`` how many row numbers to
+    keep per check. :class:`Tally` gives the same summary batch by batch.
     """
-    tally = Tally(group_by)
+    tally = Tally(group_by, top=top, examples=examples)
     tally.add(table)
     if rejects is not None:
         tally.add_rejects(rejects)

@@ -14,6 +14,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("sdvm_hf.sources",),
     ("sdvm_hf.presets",),
     ("sdvm_hf.files", "sdvm_hf.summary", "sdvm_hf._html", "sdvm_hf.engines"),
+    ("sdvm_hf.diff", "sdvm_hf.shuffle"),
     ("sdvm_hf.report",),
     ("sdvm_hf.jobs", "sdvm_hf.service", "sdvm_hf.exporter"),
     ("sdvm_hf.cli", "sdvm_hf.__main__"),

@@ -22,8 +22,8 @@ from sdvm_hf import (
 )
 from sdvm_hf.cli import main
 from sdvm_hf.jobs import convert_to_files, read_rejects, rejects_path, report_file
-from sdvm_hf.report import report_html
-from sdvm_hf.summary import MISSING, Summary, chi_square_sf, position_bias, reject_reasons
+from sdvm_hf.report import build_report, report_html
+from sdvm_hf.summary import MISSING, REST, Summary, chi_square_sf, position_bias, reject_reasons
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -103,8 +103,11 @@ class Page(HTMLParser):
 
     def __init__(self, html: str) -> None:
         super().__init__(convert_charrefs=True)
+        self._table_id = ""
         self.attributes: list[tuple[str, str, str | None]] = []
         self.tables: dict[str, list[list[str]]] = {}
+        self.row_styles: dict[str, list[str | None]] = {}
+        """Each table's rows' ``style`` attribute (the header row's too)."""
         self.text_of: dict[str, str] = {}
         self.tags: list[str] = []
         self.style = ""
@@ -118,13 +121,16 @@ class Page(HTMLParser):
         self.tags.append(tag)
         self.attributes += [(tag, name, value) for name, value in attrs]
         found = dict(attrs)
+        if tag not in ("meta", "input", "br", "hr", "img", "link"):  # void: never closed
+            self._open.append((tag, str(found["id"]) if found.get("id") else ""))
         if found.get("id"):
-            self._open.append((tag, str(found["id"])))
             self.text_of[str(found["id"])] = ""
         if tag == "table":
             self._table = self.tables.setdefault(str(found.get("id")), [])
+            self._table_id = str(found.get("id"))
         elif tag == "tr" and self._table is not None:
             self._table.append([])
+            self.row_styles.setdefault(self._table_id, []).append(found.get("style"))
         elif tag in ("td", "th") and self._table is not None:
             self._cell = []
 
@@ -136,7 +142,7 @@ class Page(HTMLParser):
             self._table = None
         for i in range(len(self._open) - 1, -1, -1):
             if self._open[i][0] == tag:
-                del self._open[i]
+                del self._open[i:]  # the element and any left open inside it
                 break
 
     def handle_data(self, data: str) -> None:
@@ -145,7 +151,8 @@ class Page(HTMLParser):
         if self._cell is not None:
             self._cell.append(data)
         for _, id in self._open:
-            self.text_of[id] += data
+            if id:
+                self.text_of[id] += data
 
     def body(self, id: str) -> list[list[str]]:
         """A table's rows below its header row."""
@@ -157,10 +164,12 @@ def count(text: str) -> int:
 
 
 def share_and_count(text: str) -> tuple[float, int]:
-    """``'12.5% (3)'`` -> (0.125, 3)."""
-    match = re.fullmatch(r"([\d.]+)% \(([\d,]+)\)", text)
+    """``'12.5% (3)'`` -> (0.125, 3); ``'<0.1% (1)'`` -> (0.0005, 1)."""
+    match = re.fullmatch(r"([<>]?)([\d.]+)% \(([\d,]+)\)", text)
     assert match, text
-    return float(match.group(1)) / 100, count(match.group(2))
+    share = float(match.group(2)) / 100
+    share += {"<": -0.0005, ">": 0.0005, "": 0.0}[match.group(1)]
+    return share, count(match.group(3))
 
 
 def assert_self_contained(html: str, page: Page) -> None:
@@ -212,12 +221,19 @@ def assert_groups_shown(page: Page, summary: Summary) -> None:
             want = want[: len(want) - 2 + fix_columns]
             assert [c for _, c in shown] == want and len(want) == len(checks) + fix_columns
             assert [s for s, _ in shown] == pytest.approx([group.share(c) for c in want], abs=5e-4)
-    sorts = sorted(int(id.rsplit("-", 1)[1]) for id in page.tables if id.startswith("groups-by-"))
-    assert sorts == list(range(1, 2 + (len(checks) + fix_columns if summary.total.audited else 0)))
-    for sort in sorts:  # each sort order: the same rows, sorted by its column
-        sorted_rows = page.body(f"groups-by-{sort}")
-        assert sorted(sorted_rows) == sorted(rows)
-        keys = [count(r[sort]) if sort == 1 else share_and_count(r[sort])[0] for r in sorted_rows]
+    # one table: each row's rank per column, which the checked radio button orders by
+    columns = 1 + (len(checks) + fix_columns if summary.total.audited else 0)
+    assert [t for t in page.tables if t.startswith("groups")] == ["groups"]
+    styles = page.row_styles["groups"][1:]
+    ranks = [dict(part.split(":") for part in str(style).split(";")) for style in styles]
+    assert all(set(r) == {f"--o{i}" for i in range(columns + 1)} for r in ranks)
+    for sort in range(columns + 1):
+        order = [int(r[f"--o{sort}"]) for r in ranks]
+        ordered = [row for _, row in sorted(zip(order, rows, strict=True))]
+        if sort == 0:
+            assert ordered == rows
+            continue
+        keys = [count(r[sort]) if sort == 1 else share_and_count(r[sort])[0] for r in ordered]
         assert keys == sorted(keys, reverse=True)
 
 
@@ -249,7 +265,7 @@ def test_the_page_of_a_converted_file_shows_the_summary(
         v: values.to_pylist().count(v) for v in set(values.to_pylist())
     }
     assert "verdicts-audit" not in page.tables and "No audit, fix or reaudit blocks" in html
-    assert "No rejects file beside this file" in page.text_of["rejects"]
+    assert "No rejects known" in page.text_of["rejects"]
     assert page.text_of["top"].startswith("converted.parquet")
 
 
@@ -374,9 +390,20 @@ def test_group_by_names_any_extra_key_and_refuses_others(tmp_path: Path) -> None
     assert {n: g.samples for n, g in by_split.groups.items()} == {
         v: split_types.count(v) for v in set(split_types)
     }
-    by_ind = summarize(table, group_by="ind")  # an int32 key: its values as text
+    by_ind = summarize(table, group_by="ind", top=None)  # an int32 key: its values as text
     assert sum(g.samples for g in by_ind.groups.values()) == len(table)
     assert all(name.isdigit() for name in by_ind.groups)
+    assert (
+        by_ind.group_count
+        == len(by_ind.groups)
+        == len(set(table.column("extra").combine_chunks().field("ind").to_pylist()))
+    )
+    top = summarize(table, group_by="ind", top=10)  # the ten largest, then the rest summed
+    assert list(top.groups)[-1] == REST and len(top.groups) == 11
+    assert top.group_count == by_ind.group_count
+    largest = sorted(by_ind.groups, key=lambda n: (-by_ind.groups[n].samples, n))[:10]
+    assert list(top.groups)[:-1] == sorted(largest)
+    assert top.groups[REST].samples == len(table) - sum(by_ind.groups[n].samples for n in largest)
     with pytest.raises(ValueError, match=r"group by 'nope': expected an extra key \('ind', "):
         summarize(table, group_by="nope")
 
@@ -408,16 +435,20 @@ def test_the_command_writes_html_or_json(
     path = tmp_path / "a.parquet"
     write_parquet(audited_samples(), path)
     summary = summarize(read_samples(path).table)
-    assert main(["report", str(path), "--format", "json"]) == 0
-    assert json.loads(capsys.readouterr().out) == json.loads(json.dumps(summary.as_dict()))
-    assert main(["report", str(path), "-o", str(tmp_path / "r.json")]) == 0
-    assert json.loads((tmp_path / "r.json").read_text()) == json.loads(
+    built = build_report(path)
+    assert built.summary == summary
+    want = json.loads(json.dumps(built.as_dict()))
+    assert {key: want[key] for key in summary.as_dict()} == json.loads(
         json.dumps(summary.as_dict())
     )
+    assert main(["report", str(path), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out) == want
+    assert main(["report", str(path), "-o", str(tmp_path / "r.json")]) == 0
+    assert json.loads((tmp_path / "r.json").read_text()) == want
     assert main(["report", str(path), "-o", str(tmp_path / "r.html")]) == 0
     assert "html report of 285 samples" in capsys.readouterr().err
     html = (tmp_path / "r.html").read_text(encoding="utf-8")
-    assert html == report_html(summary, "a.parquet")
+    assert html == report_html(built)
     assert main(["report", str(path), "--format", "html"]) == 0
     assert capsys.readouterr().out == html
 

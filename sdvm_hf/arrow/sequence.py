@@ -85,6 +85,8 @@ class SampleSequence(Sequence[MultipleChoiceSample]):
         """Wrap ``data``; with ``validate`` (default) check every row first."""
         table = arrow_table(data)
         self._table = checked_table(table, source) if validate else canonical(table)
+        self.source = source
+        """Where the samples were read from: a file's path, or what built them."""
         self.rejects: Rejects = Rejects() if rejects is None else rejects
 
     @classmethod

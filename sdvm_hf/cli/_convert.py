@@ -15,6 +15,7 @@ from sdvm_hf.convert.mapping import MultipleChoiceMapping
 from sdvm_hf.files import FORMATS
 from sdvm_hf.jobs import check_output, convert_to_files
 from sdvm_hf.presets.registry import PRESETS, load
+from sdvm_hf.shuffle import shuffle_choices
 from sdvm_hf.sources.loaders import SourceOptions
 from sdvm_hf.sources.source import expand
 from sdvm_hf.sources.streaming import StreamingSamples
@@ -103,6 +104,13 @@ def add_commands(commands: Any) -> None:
         default="raise",
         help="stop at the first bad row, or skip and report every one (default: raise)",
     )
+    convert.add_argument(
+        "--shuffle-choices",
+        type=int,
+        metavar="SEED",
+        help="shuffle each sample's choices reproducibly (a remedy for answer-position bias); "
+        "the original order is kept in extra",
+    )
     convert.add_argument("--json", action="store_true", help="print the summary as JSON")
     convert.add_argument("--quiet", action="store_true", help="no progress bar")
     convert.set_defaults(run=_convert)
@@ -178,7 +186,10 @@ def _convert(args: argparse.Namespace) -> int:
     inputs = expand(args.data_files) if args.data_files else []
     check_output(args.output, inputs, args.format)
     with quiet(args.quiet):
-        converted = convert_to_files(_load(args), args.output, args.format)
+        samples = _load(args)
+        if args.shuffle_choices is not None:
+            samples = shuffle_choices(samples, args.shuffle_choices)
+        converted = convert_to_files(samples, args.output, args.format)
     print_summary(converted.summary, args.json)
     if converted.output is None:
         print(

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from importlib.metadata import version
 from types import FrameType
 
-from sdvm_hf.cli import _convert, _export, _files, _report, _service
+from sdvm_hf.cli import _convert, _diff, _export, _files, _report, _service
 from sdvm_hf.errors import ConversionError, LayoutError, SampleTableError
 from sdvm_hf.service.roundtrip import STAGES, Retry, ServiceError
 
@@ -30,7 +30,7 @@ def parser() -> argparse.ArgumentParser:
     root.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
     root.add_argument("--version", action="version", version=f"%(prog)s {version('sdvm-hf')}")
     commands = root.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for group in (_convert, _files, _report, _service, _export):
+    for group in (_convert, _files, _report, _diff, _service, _export):
         group.add_commands(commands)
     return root
 

@@ -36,6 +36,7 @@ import pyarrow as pa
 
 from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.files import write_table
+from sdvm_hf.record import staged
 from sdvm_hf.service._base import (
     MAX_BATCH,
     RESUME,
@@ -245,7 +246,7 @@ def _run(
         except BaseException:
             parts.drop_if_empty()
             raise
-    metadata = samples.table.schema.metadata
+    metadata = staged(samples.table.schema.metadata, stage, samples.source, len(samples))
     ordered = [tables[n].replace_schema_metadata(metadata) for n in range(len(starts))]
     result = pa.concat_tables(ordered) if ordered else samples.table
     write_table(result, output)
