@@ -1,0 +1,114 @@
+"""The way back: sample files to the benchmark's own published layout, as a Hub dataset folder.
+
+Each sample file's record (see :mod:`sdvm_hf.record`) says which dataset, layout,
+configuration and split it came from; each row goes back through the inverse half of that
+layout's mapping (:meth:`~sdvm_hf.MultipleChoiceMapping.encode`), then the preset's ``follow``
+rule keeps its derived columns consistent with a fixed context, choice or answer, and the
+published features type it. An unchanged file comes back as its source, value for value.
+
+The folder::
+
+    README.md                         the card: configs, features, provenance, counts
+    <config>/<split>-00000-of-00001.parquet
+    export-record.jsonl               one line per input row: status, reason, changed columns
+    sdvm_hf-export.json               the totals, and the mark of an earlier export
+
+Policies: ``replace`` (every row, fixed text where a fix changed it), ``drop`` (the rows whose
+final verdict passes and whose fix is not flagged, as the file holds them), ``original`` (the
+source rows unchanged, for annotation-only releases).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable, Sequence
+from importlib.metadata import version
+from pathlib import Path
+
+import pyarrow as pa
+
+from sdvm_hf.exporter._folder import card, configs, move_into_place, write_split
+from sdvm_hf.exporter._inputs import check_folder, check_parts, parent, read_part
+from sdvm_hf.exporter._rows import export_part, failing
+from sdvm_hf.exporter._types import (
+    MANIFEST,
+    POLICIES,
+    ROW_RECORD,
+    Exported,
+    ExportError,
+    Policy,
+    Tally,
+)
+
+__all__ = ["POLICIES", "ExportError", "Exported", "Policy", "Tally", "export", "failing"]
+
+
+def export(
+    samples: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    folder: str | os.PathLike[str],
+    *,
+    policy: Policy = "replace",
+    drop_if: Iterable[str] = (),
+    annotate: bool = False,
+    dataset: str | None = None,
+    layout: str | None = None,
+    config: str | None = None,
+    split: str | None = None,
+    overwrite: bool = False,
+) -> Exported:
+    """Write sample files back in their dataset's published layout as a Hub dataset folder.
+
+    ``samples`` are sample files from ``convert``, or their audited, fixed or refined
+    versions: one per split (or configuration) of one dataset. Their records say where they
+    came from; ``dataset``, ``layout``, ``config`` and ``split`` are for files without one
+    (JSON Lines, or built by hand) and are checked against a record where both exist.
+    ``layout`` may also name another published layout to export in (MMLU's original CSV
+    files export as ``cais/mmlu`` by default). ``policy`` is ``"replace"``, ``"drop"``
+    (``drop_if`` narrows the checks that drop a row to these dotted names) or
+    ``"original"``; ``annotate`` adds ``sdvm_status``, ``sdvm_failing`` and
+    ``original_<column>`` for each changed column. The folder is written whole or not at
+    all; an existing one is refused unless it is an earlier export and ``overwrite`` is set.
+
+    ``datasets.load_dataset(folder, config, split=split)`` reads the result with the
+    published columns, order and features.
+    """
+    if policy not in POLICIES:
+        raise ExportError(f"policy must be one of {', '.join(POLICIES)}, got {policy!r}")
+    paths = (
+        [Path(samples)] if isinstance(samples, str | os.PathLike) else [Path(p) for p in samples]
+    )
+    if not paths:
+        raise ExportError("no sample file to export")
+    folder = Path(folder)
+    check_folder(folder, paths, overwrite)
+    given = {"dataset": dataset, "layout": layout, "config": config, "split": split}
+    parts = [read_part(path, given, len(paths)) for path in paths]
+    check_parts(parts)
+    checks = tuple(drop_if)
+    result = Exported(folder, policy)
+    staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", suffix=".tmp", dir=parent(folder)))
+    try:
+        cards: list[tuple[str, str, pa.Table]] = []
+        with (staging / ROW_RECORD).open("w", encoding="utf-8") as lines:
+            for part in parts:
+                table, tally = export_part(part, policy, checks, annotate, lines)
+                result.splits[part.name] = tally
+                for key in ("rows_in", "kept", "replaced", "dropped"):
+                    setattr(result.total, key, getattr(result.total, key) + getattr(tally, key))
+                for config_name, piece in configs(part, table):
+                    write_split(staging, config_name, part.split, piece)
+                    result.configs.setdefault(config_name, []).append(part.split)
+                    cards.append((config_name, part.split, piece))
+        (staging / "README.md").write_text(card(parts, cards, result), encoding="utf-8")
+        manifest = {"sdvm_hf": version("sdvm-hf"), "inputs": [str(p.resolve()) for p in paths]}
+        (staging / MANIFEST).write_text(
+            json.dumps({**manifest, **result.totals()}, indent=2) + "\n", encoding="utf-8"
+        )
+        move_into_place(staging, folder)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return result

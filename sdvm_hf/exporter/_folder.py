@@ -1,0 +1,132 @@
+"""The Hub dataset folder: one folder per configuration, the card, and the move into place."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from sdvm_hf.exporter._types import ROW_RECORD, Exported, Part
+
+
+def configs(part: Part, table: pa.Table) -> Iterator[tuple[str, pa.Table]]:
+    """The part's configuration, and for MMLU's ``all`` one configuration per subject too."""
+    yield part.config, table
+    preset = part.preset
+    column = preset.config_column if preset is not None else None
+    if preset is None or column is None or part.config != preset.config:
+        return
+    if column not in table.column_names:
+        return
+    values = table.column(column).to_pylist()
+    for value in sorted({v for v in values if isinstance(v, str)}):
+        mask = pa.array([v == value for v in values])
+        yield value, table.filter(mask)
+
+
+def write_split(folder: Path, config: str, split: str, table: pa.Table) -> None:
+    path = folder / config / f"{split}-00000-of-00001.parquet"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(table, path)
+
+
+def card(parts: list[Part], written: list[tuple[str, str, pa.Table]], result: Exported) -> str:
+    import datasets
+    import yaml  # type: ignore[import-untyped]  # PyYAML comes with datasets
+
+    configs: dict[str, list[tuple[str, pa.Table]]] = {}
+    for config, split, table in written:
+        configs.setdefault(config, []).append((split, table))
+    first = parts[0]
+    meta: dict[str, Any] = {
+        "configs": [
+            {
+                "config_name": config,
+                "data_files": [
+                    {"split": split, "path": f"{config}/{split}-*.parquet"} for split, _ in splits
+                ],
+                **({"default": True} if index == 0 else {}),
+            }
+            for index, (config, splits) in enumerate(configs.items())
+        ],
+        "dataset_info": [
+            {
+                "config_name": config,
+                "features": datasets.Features.from_arrow_schema(
+                    splits[0][1].schema
+                )._to_yaml_list(),
+                "splits": [
+                    {"name": split, "num_bytes": table.nbytes, "num_examples": table.num_rows}
+                    for split, table in splits
+                ],
+            }
+            for config, splits in configs.items()
+        ],
+        "license": "other",
+        "tags": ["sdvm_hf"],
+    }
+    hub = first.preset.hub if first.preset is not None else None
+    if hub:
+        meta["source_datasets"] = [hub]
+    sources = []
+    stages: list[str] = []
+    for part in parts:
+        record = part.record or {}
+        source = record.get("source") or {}
+        if "hub" in source:
+            where = f"the Hub dataset `{source['hub']}` at revision `{source.get('revision')}`"
+        elif "files" in source:
+            where = ", ".join(f"`{f['path']}` (sha256 `{f['sha256']}`)" for f in source["files"])
+        else:
+            where = "no record (named by hand)"
+        steps = ["convert", *(s["stage"] for s in record.get("stages", [])[1:])]
+        stages.extend(s for s in steps if s not in stages)
+        sources.append(
+            f"- `{part.name}` from `{part.path.name}`: {where}; stages: {' -> '.join(steps)}"
+        )
+    counts = result.total
+    name = first.preset.name if first.preset is not None else first.mapping.name
+    body = [
+        f"# {name}, exported by sdvm_hf",
+        "",
+        f"The `{first.layout}` layout of {hub or name}, written back by sdvm_hf "
+        f"{version('sdvm-hf')} with the `{result.policy}` policy after the stages "
+        f"{', '.join(stages) or 'convert'}. The licence is the source dataset's.",
+        "",
+        f"Rows in: {counts.rows_in}; kept {counts.kept}, replaced {counts.replaced}, dropped "
+        f"{counts.dropped}. `{ROW_RECORD}` says what became of each row and why.",
+        "",
+        "## Provenance",
+        "",
+        *sources,
+        "",
+    ]
+    header = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True)
+    return f"---\n{header}---\n\n" + "\n".join(body)
+
+
+def _yaml_features(features: Any) -> Any:
+    return features._to_yaml_list()
+
+
+def move_into_place(staging: Path, folder: Path) -> None:
+    """Put the finished folder at ``folder``, replacing an earlier export in two renames."""
+    if not folder.exists():
+        os.replace(staging, folder)
+        return
+    old = Path(tempfile.mkdtemp(prefix=f".{folder.name}.old.", dir=folder.resolve().parent))
+    os.replace(folder, old / folder.name)
+    try:
+        os.replace(staging, folder)
+    except BaseException:
+        os.replace(old / folder.name, folder)
+        raise
+    finally:
+        shutil.rmtree(old, ignore_errors=True)

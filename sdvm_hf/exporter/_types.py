@@ -1,0 +1,97 @@
+"""What an export is about: the policies, one input file (a part), the counts, the error."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from sdvm_hf.convert.mapping import MultipleChoiceMapping
+from sdvm_hf.convert.preset import Preset
+from sdvm_hf.record import Record
+
+__all__ = [
+    "MANIFEST",
+    "POLICIES",
+    "ROW_RECORD",
+    "ExportError",
+    "Exported",
+    "Part",
+    "Policy",
+    "Tally",
+]
+
+Policy = Literal["replace", "drop", "original"]
+POLICIES: tuple[Policy, ...] = ("replace", "drop", "original")
+
+MANIFEST = "sdvm_hf-export.json"
+"""The file that marks a folder as an export (``--overwrite`` replaces only such a folder)."""
+ROW_RECORD = "export-record.jsonl"
+"""One line per input row, beside the data (the card's ``configs`` do not load it)."""
+
+
+class ExportError(ValueError):
+    """Samples that cannot go back to their published layout, and why."""
+
+
+@dataclass
+class Tally:
+    """Rows in and what became of them, for one split or all."""
+
+    rows_in: int = 0
+    kept: int = 0
+    replaced: int = 0
+    dropped: int = 0
+
+    def add(self, status: str) -> None:
+        self.rows_in += 1
+        setattr(self, status, getattr(self, status) + 1)
+
+    def as_dict(self) -> dict[str, int]:
+        return {
+            "rows_in": self.rows_in,
+            "kept": self.kept,
+            "replaced": self.replaced,
+            "dropped": self.dropped,
+        }
+
+
+@dataclass
+class Exported:
+    """What :func:`export` wrote: the folder, the configurations and the counts."""
+
+    folder: Path
+    policy: Policy
+    configs: dict[str, list[str]] = field(default_factory=dict)
+    """Each configuration written, with its splits."""
+    total: Tally = field(default_factory=Tally)
+    splits: dict[str, Tally] = field(default_factory=dict)
+    """The counts per ``config/split`` of the input files."""
+
+    def totals(self) -> dict[str, Any]:
+        """The totals as ``--json`` prints them; ``kept + replaced + dropped == rows_in``."""
+        return {
+            "folder": str(self.folder),
+            "policy": self.policy,
+            **self.total.as_dict(),
+            "splits": {name: tally.as_dict() for name, tally in self.splits.items()},
+            "configs": self.configs,
+        }
+
+
+@dataclass(frozen=True)
+class Part:
+    """One input sample file: where it came from and where it goes."""
+
+    path: Path
+    record: Record | None
+    preset: Preset | None
+    mapping: MultipleChoiceMapping
+    """The mapping of the layout the rows are exported in."""
+    layout: str
+    config: str
+    split: str
+
+    @property
+    def name(self) -> str:
+        return f"{self.config}/{self.split}"
