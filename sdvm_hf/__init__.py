@@ -47,6 +47,7 @@ from sdvm_hf.samples import (
     MultipleChoiceQuestionAnswerSample,
     MultipleChoiceSample,
 )
+from sdvm_hf.shuffle import shuffle_choices
 from sdvm_hf.sources.streaming import StreamingSamples
 from sdvm_hf.summary import Summary, summarize
 
@@ -76,6 +77,7 @@ __all__ = [
     "read_jsonl",
     "read_parquet",
     "read_samples",
+    "shuffle_choices",
     "summarize",
     "write_jsonl",
     "write_parquet",

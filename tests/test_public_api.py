@@ -37,6 +37,7 @@ TOP_LEVEL = [
     "read_jsonl",
     "read_parquet",
     "read_samples",
+    "shuffle_choices",
     "summarize",
     "write_jsonl",
     "write_parquet",

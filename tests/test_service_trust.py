@@ -5,6 +5,7 @@ Against the local stand-in on 127.0.0.1, with the real SDK (Python >= 3.12).
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import shutil
@@ -592,7 +593,12 @@ def test_the_input_files_key_value_metadata_comes_through_unchanged(
         run(stub, source, out, concurrency=1)
     with StubService() as again:
         run(again, source, out)
-    assert pq.read_schema(out).metadata == record
+    written = dict(pq.read_schema(out).metadata or {})
+    carried = json.loads(written.pop(b"sdvm_hf.record"))
+    assert written == {k: v for k, v in record.items() if k != b"sdvm_hf.record"}
+    (stage,) = carried.pop("stages")  # the record gains the stage, naming its input
+    assert carried == {"preset": "hellaswag"}
+    assert stage["input"] == {"path": str((tmp_path / "in.parquet").resolve()), "rows": 150}
 
 
 def test_a_source_column_named_like_the_row_id_comes_back_untouched(
