@@ -156,7 +156,8 @@ def test_ctrl_c_prints_one_line_and_leaves_no_partial_file(
     monkeypatch.setitem(PRESETS, "slow", replace(mmlu, name="slow", file_columns=interrupt))
     source = FIXTURES / "mmlu" / "hendrycks" / "abstract_algebra_dev.csv"
     out = tmp_path / "out.parquet"
-    status, _, err = run(["convert", "slow", "--data-files", str(source), "-o", str(out)], capsys)
+    argv = ["convert", "slow", "--data-files", str(source), "--split", "test", "-o", str(out)]
+    status, _, err = run(argv, capsys)
     assert status == 130
     assert err == "sdvm-hf convert: interrupted; no partial file was left\n"
     assert list(tmp_path.iterdir()) == []
@@ -191,3 +192,38 @@ def test_a_service_stage_refuses_an_output_it_would_not_write_as_named(
     assert main(["convert", "hellaswag", "--bundled", "-o", str(source)]) == 0
     status, _, err = run(["audit", str(source), "-o", str(tmp_path / "a.jsonl")], capsys)
     assert status == 2 and "a.jsonl: the output is Parquet; name it .parquet" in err
+
+
+def test_convert_says_which_split_it_took_and_where_it_wrote(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "arc.parquet"
+    source = FIXTURES / "arc" / "ARC-Challenge-test.parquet"
+    status, _, err = run(["convert", "arc", "--data-files", str(source), "-o", str(out)], capsys)
+    assert status == 0
+    assert err.splitlines() == [
+        "sdvm-hf convert: no --split: converting arc's 'test' split",
+        f"sdvm-hf convert: wrote {out}",
+    ]
+
+
+def test_convert_refuses_a_fifo_by_name(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    fifo = tmp_path / "rows.parquet"
+    os.mkfifo(fifo)
+    argv = ["convert", "hellaswag", "--data-files", str(fifo), "-o", str(tmp_path / "o.parquet")]
+    status, _, err = run(argv, capsys)
+    assert status == 2
+    assert (
+        err
+        == f"sdvm-hf convert: {fifo} is a FIFO (named pipe), not a regular file; give a source file\n"
+    )
+
+
+def test_an_unreachable_hub_says_what_works_offline(capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = run(["convert", "arc", "--split", "test", "-o", "never.parquet"], capsys)
+    assert status == 2
+    assert "Couldn't reach 'allenai/ai2_arc'" in err
+    assert err.rstrip().endswith(
+        "offline, give the split's files (data_files=..., --data-files) or a folder of Hub "
+        "copies in $SDVM_HF_HUB_MIRROR (allenai/ai2_arc under it)"
+    )

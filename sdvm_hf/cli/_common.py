@@ -40,7 +40,7 @@ _KINDS = {
 }
 
 
-def readable_input(path: str | os.PathLike[str]) -> None:
+def readable_input(path: str | os.PathLike[str], what: str = "a sample file") -> None:
     """Refuse an input that is not a regular file (or a folder), by name, before it is opened.
 
     Opening a FIFO blocks until something writes to it, and a device never ends: the command
@@ -54,7 +54,7 @@ def readable_input(path: str | os.PathLike[str]) -> None:
         raise OSError(error.errno, f"cannot read {path}: {error.strerror}") from None
     for test, kind in _KINDS.items():
         if test(mode):
-            raise ValueError(f"{path} is {kind}, not a regular file; give a sample file")
+            raise ValueError(f"{path} is {kind}, not a regular file; give {what}")
 
 
 def not_an_input(output: Path, inputs: dict[str, Path]) -> None:

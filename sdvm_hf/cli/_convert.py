@@ -9,7 +9,7 @@ from typing import Any
 
 from sdvm_hf._progress import quiet
 from sdvm_hf._wire import STYLES
-from sdvm_hf.cli._common import add_command, print_summary
+from sdvm_hf.cli._common import add_command, print_summary, readable_input
 from sdvm_hf.convert._answers import ANSWER_FORMATS
 from sdvm_hf.convert.mapping import MultipleChoiceMapping
 from sdvm_hf.files import FORMATS
@@ -184,7 +184,15 @@ def _load(args: argparse.Namespace) -> StreamingSamples:
 
 def _convert(args: argparse.Namespace) -> int:
     inputs = expand(args.data_files) if args.data_files else []
+    for path in inputs:
+        readable_input(path, "a source file")
     check_output(args.output, inputs, args.format)
+    if args.split is None and args.dataset != "generic":
+        preset = PRESETS[args.dataset]
+        print(
+            f"sdvm-hf convert: no --split: converting {preset.name}'s {preset.split!r} split",
+            file=sys.stderr,
+        )
     with quiet(args.quiet):
         samples = _load(args)
         if args.shuffle_choices is not None:
@@ -198,4 +206,6 @@ def _convert(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
+    rejects = f" and its rejects to {converted.rejects}" if converted.rejects else ""
+    print(f"sdvm-hf convert: wrote {converted.output}{rejects}", file=sys.stderr)
     return 0

@@ -30,7 +30,15 @@ HELLASWAG = MultipleChoiceMapping(
     answer="label",
     answer_format="index",
     style="continuation",
-    types={"ind": pa.int32()},
+    # the published types, so a shard whose column is all null (split_type in a slice) still
+    # gives the dataset's one schema
+    types={
+        "ind": pa.int32(),
+        **{
+            column: pa.string()
+            for column in ("activity_label", "ctx_a", "ctx_b", "source_id", "split", "split_type")
+        },
+    },
     extra_order=("ind", "activity_label", "ctx_a", "ctx_b", "source_id", "split", "split_type"),
 )
 """The HellaSwag mapping: ``HELLASWAG.row``, ``.batch``, ``.table`` and ``.convert``."""

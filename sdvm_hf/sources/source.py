@@ -12,6 +12,7 @@ from __future__ import annotations
 import glob
 import os
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 from importlib import resources
@@ -160,7 +161,8 @@ def load_table(source: Source) -> Loaded:
         import datasets
 
         builder, kwargs = source.load_dataset_args()
-        dataset = datasets.load_dataset(builder, **kwargs)
+        with _hub_hint(builder):
+            dataset = datasets.load_dataset(builder, **kwargs)
         if dataset._indices is not None:
             dataset = dataset.flatten_indices()
         table = dataset.data.table
@@ -187,8 +189,21 @@ def _all_batches(source: Source, batch_size: int) -> Iterator[pa.Table]:
     import datasets
 
     builder, kwargs = source.load_dataset_args()
-    stream = datasets.load_dataset(builder, streaming=True, **kwargs)
-    yield from stream.with_format("arrow").iter(batch_size=batch_size)
+    with _hub_hint(builder):
+        stream = datasets.load_dataset(builder, streaming=True, **kwargs)
+        yield from stream.with_format("arrow").iter(batch_size=batch_size)
+
+
+@contextmanager
+def _hub_hint(builder: str) -> Iterator[None]:
+    """A Hub that cannot be reached says what works offline."""
+    try:
+        yield
+    except ConnectionError as error:
+        raise ConnectionError(
+            f"{error}; offline, give the split's files (data_files=..., --data-files) or a "
+            f"folder of Hub copies in $SDVM_HF_HUB_MIRROR ({builder} under it)"
+        ) from error
 
 
 def stream_batches(source: Source, batch_size: int) -> Iterator[tuple[int, pa.Table]]:
