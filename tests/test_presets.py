@@ -441,3 +441,14 @@ def test_openbookqa_additional_keeps_its_float32_scores() -> None:
     extra = OPENBOOKQA.table(source).schema.field("extra").type
     assert extra.field("humanScore").type == pa.float32()
     assert extra.field("clarity").type == pa.float32()
+
+
+def test_a_hellaswag_shard_with_an_all_null_column_keeps_the_published_type() -> None:
+    from sdvm_hf.presets.hellaswag import HELLASWAG
+
+    source = pq.read_table(FIXTURES / "hellaswag" / "validation.parquet")
+    index = source.schema.get_field_index("split_type")
+    shard = source.set_column(index, "split_type", pa.nulls(source.num_rows, pa.null()))
+    extra = HELLASWAG.table(shard, split="validation").schema.field("extra").type
+    assert extra.field("split_type").type == pa.string()
+    assert extra == HELLASWAG.table(source, split="validation").schema.field("extra").type
