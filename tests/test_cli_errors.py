@@ -202,7 +202,7 @@ def test_convert_says_which_split_it_took_and_where_it_wrote(
     status, _, err = run(["convert", "arc", "--data-files", str(source), "-o", str(out)], capsys)
     assert status == 0
     assert err.splitlines() == [
-        "sdvm-hf convert: no --split: converting arc's 'test' split",
+        "sdvm-hf convert: no --split given: taking arc's 'test' split",
         f"sdvm-hf convert: wrote {out}",
     ]
 

@@ -187,10 +187,10 @@ def _convert(args: argparse.Namespace) -> int:
     for path in inputs:
         readable_input(path, "a source file")
     check_output(args.output, inputs, args.format)
-    if args.split is None and args.dataset != "generic":
+    if args.split is None and args.dataset != "generic" and not args.bundled:
         preset = PRESETS[args.dataset]
         print(
-            f"sdvm-hf convert: no --split: converting {preset.name}'s {preset.split!r} split",
+            f"sdvm-hf convert: no --split given: taking {preset.name}'s {preset.split!r} split",
             file=sys.stderr,
         )
     with quiet(args.quiet):

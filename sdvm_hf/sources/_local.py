@@ -219,3 +219,20 @@ def local_batches(
         for table in blocks:
             for offset in range(0, table.num_rows, batch_size):
                 yield table.slice(offset, batch_size)
+
+
+class LocalRows:
+    """A split's local files, read in place."""
+
+    def __init__(self, files: Sequence[str], kind: Kind, csv: CsvLayout) -> None:
+        """Read ``files``, all of one ``kind``, CSV ones as ``csv`` says."""
+        self.files, self.kind, self.csv = files, kind, csv
+
+    def table(self) -> pa.Table:
+        return read_local(self.files, self.kind, self.csv)
+
+    def batches(self, batch_size: int) -> Iterator[pa.Table]:
+        return local_batches(self.files, self.kind, self.csv, batch_size)
+
+    def length(self) -> int | None:
+        return local_length(self.files, self.kind)

@@ -1,8 +1,9 @@
 """Where source rows come from: the Hub or local Parquet, JSON Lines, JSON or CSV files.
 
-The Hub goes through ``datasets`` (and its cache). Local files are read in place with pyarrow
-by :mod:`sdvm_hf.sources._local` (Parquet memory-mapped, nothing written to the ``datasets``
-cache); CSV by :mod:`sdvm_hf.sources._csv` with every column a string. A split is a
+One reader per kind of source (:func:`rows_of` picks it, once): the Hub through ``datasets``
+and its cache (:mod:`sdvm_hf.sources._hub`); local files read in place with pyarrow
+(:mod:`sdvm_hf.sources._local`: Parquet memory-mapped, nothing written to the ``datasets``
+cache; CSV by :mod:`sdvm_hf.sources._csv` with every column a string). A split is a
 ``datasets`` split spec (:mod:`sdvm_hf.sources._split`): a slice is read as a range of the
 whole split, whose row numbers it keeps. Nothing here knows any dataset.
 """
@@ -12,27 +13,26 @@ from __future__ import annotations
 import glob
 import os
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Protocol
 
 import pyarrow as pa
 
 from sdvm_hf.sources._csv import CsvLayout
-from sdvm_hf.sources._local import Kind, local_batches, local_length, read_local
+from sdvm_hf.sources._hub import HubRows
+from sdvm_hf.sources._local import Kind, LocalRows
 from sdvm_hf.sources._split import SplitSpec, parse_split
 
-__all__ = ["DataFiles", "Source", "load_table", "stream_batches"]
+__all__ = ["DataFiles", "Rows", "Source", "load_table", "rows_of", "stream_batches"]
 
 Files = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
 DataFiles = Files | Mapping[str, Files]
 """What ``datasets.load_dataset`` takes: a path, a glob, a folder, a list, or ``{split: files}``."""
 
 _KINDS: dict[str, Kind] = {".parquet": "parquet", ".jsonl": "jsonl", ".json": "json", ".csv": "csv"}
-_BUILDERS = {"parquet": "parquet", "jsonl": "json", "json": "json", "csv": "csv"}
 
 
 def bundled_file(name: str) -> Path:
@@ -76,11 +76,6 @@ def kind_of(files: Sequence[str]) -> Kind:
     return kinds.pop()
 
 
-def builder_for(files: Sequence[str]) -> str:
-    """The ``datasets`` builder for these files (``parquet``, ``json`` or ``csv``)."""
-    return _BUILDERS[kind_of(files)]
-
-
 def split_files(data_files: DataFiles, split: str) -> Files:
     """The entry of ``data_files`` for ``split`` (a dict is ``{split: files}``)."""
     if not isinstance(data_files, Mapping):
@@ -122,28 +117,6 @@ class Source:
             return None
         return expand(split_files(self.data_files, self.spec.name))
 
-    def load_dataset_args(self) -> tuple[str, dict[str, Any]]:
-        """The exact arguments for ``datasets.load_dataset`` (never ``trust_remote_code``).
-
-        ``split`` is the split's name: a slice is taken from the split afterwards, so that its
-        rows keep their numbers in the whole split.
-        """
-        if self.files is not None:
-            return builder_for(self.files), {
-                "data_files": {self.spec.name: self.files},
-                "split": self.spec.name,
-                "cache_dir": self.cache_dir,
-            }
-        if self.path is None:
-            raise ValueError("give a Hub dataset path or data_files")
-        return self.path, {
-            "name": self.name,
-            "split": self.spec.name,
-            "revision": self.revision,
-            "cache_dir": self.cache_dir,
-            "token": self.token,
-        }
-
 
 @dataclass(frozen=True)
 class Loaded:
@@ -153,19 +126,39 @@ class Loaded:
     first_row: int
 
 
+class Rows(Protocol):
+    """One kind of source: the whole split as a table, its batches, its length if known."""
+
+    def table(self) -> pa.Table:
+        """The whole split."""
+        ...
+
+    def batches(self, batch_size: int) -> Iterator[pa.Table]:
+        """The split batch by batch (an empty split as one empty table with its columns)."""
+        ...
+
+    def length(self) -> int | None:
+        """The split's rows when known without reading them."""
+        ...
+
+
+def rows_of(source: Source) -> Rows:
+    """The reader for this source's kind: local files read in place, or the Hub."""
+    if source.files is not None:
+        return LocalRows(source.files, kind_of(source.files), source.csv)
+    return HubRows(
+        source.path,
+        name=source.name,
+        split=source.spec.name,  # a slice is cut afterwards: its rows keep their numbers
+        revision=source.revision,
+        cache_dir=source.cache_dir,
+        token=source.token,
+    )
+
+
 def load_table(source: Source) -> Loaded:
     """The split, or its slice, as an Arrow table: local files in place, the Hub via its cache."""
-    if source.files is not None:
-        table = read_local(source.files, kind_of(source.files), source.csv)
-    else:
-        import datasets
-
-        builder, kwargs = source.load_dataset_args()
-        with _hub_hint(builder):
-            dataset = datasets.load_dataset(builder, **kwargs)
-        if dataset._indices is not None:
-            dataset = dataset.flatten_indices()
-        table = dataset.data.table
+    table = rows_of(source).table()
     start, stop = source.spec.bounds(table.num_rows)
     if not source.spec.sliced:
         return Loaded(table, 0)
@@ -173,47 +166,19 @@ def load_table(source: Source) -> Loaded:
     return Loaded(table.slice(start, stop - start), start)
 
 
-def _length(source: Source, batch_size: int) -> int:
-    """The split's row count for a slice that needs it: from metadata, else one counting pass."""
-    if source.files is not None:
-        known = local_length(source.files, kind_of(source.files))
-        if known is not None:
-            return known
-    return sum(batch.num_rows for batch in _all_batches(source, batch_size))
-
-
-def _all_batches(source: Source, batch_size: int) -> Iterator[pa.Table]:
-    if source.files is not None:
-        yield from local_batches(source.files, kind_of(source.files), source.csv, batch_size)
-        return
-    import datasets
-
-    builder, kwargs = source.load_dataset_args()
-    with _hub_hint(builder):
-        stream = datasets.load_dataset(builder, streaming=True, **kwargs)
-        yield from stream.with_format("arrow").iter(batch_size=batch_size)
-
-
-@contextmanager
-def _hub_hint(builder: str) -> Iterator[None]:
-    """A Hub that cannot be reached says what works offline."""
-    try:
-        yield
-    except ConnectionError as error:
-        raise ConnectionError(
-            f"{error}; offline, give the split's files (data_files=..., --data-files) or a "
-            f"folder of Hub copies in $SDVM_HF_HUB_MIRROR ({builder} under it)"
-        ) from error
-
-
 def stream_batches(source: Source, batch_size: int) -> Iterator[tuple[int, pa.Table]]:
     """The split (or its slice) batch by batch, each with the split's number of its first row."""
     spec = source.spec
-    length = _length(source, batch_size) if spec.needs_length else None
+    rows = rows_of(source)
+    length = None
+    if spec.needs_length:  # from metadata, else one counting pass
+        length = rows.length()
+        if length is None:
+            length = sum(batch.num_rows for batch in rows.batches(batch_size))
     start, stop = spec.bounds(length)
     row = 0
     given = False
-    for batch in _all_batches(source, batch_size):
+    for batch in rows.batches(batch_size):
         first, row = row, row + batch.num_rows
         if not batch.num_rows:  # no rows, but the columns: an empty source keeps its schema
             yield first, batch
@@ -235,9 +200,7 @@ def stream_batches(source: Source, batch_size: int) -> Iterator[tuple[int, pa.Ta
 
 def source_length(source: Source) -> int | None:
     """The rows a local source will give, when its files say it without being read."""
-    if source.files is None:
-        return None
-    known = local_length(source.files, kind_of(source.files))
+    known = rows_of(source).length()
     if known is None:
         return None
     start, stop = source.spec.bounds(known)
