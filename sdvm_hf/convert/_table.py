@@ -28,7 +28,7 @@ from sdvm_hf.arrow.schema import JSON_EXTRA, normal_type, sample_schema
 from sdvm_hf.convert._answers import AnswerFormat, answer_index, expected_answer
 from sdvm_hf.convert._cells import choices_from_columns, choices_from_list, is_text, safe_cast
 from sdvm_hf.convert._columns import fill_blank, flatten_paths, join_columns
-from sdvm_hf.errors import LayoutError, PathPart
+from sdvm_hf.errors import LayoutError, PathPart, ProblemKind
 
 _WITHHELD = "the labels of this split are withheld, so its rows cannot be samples"
 
@@ -180,8 +180,8 @@ def sample_rows(mapping: Description, source: pa.Table, split: str) -> tuple[pa.
         )
         at = (_context_label(mapping),)
         problems += [
-            Found(np.array([row], np.int64), at, expected, [got], note)
-            for row, expected, got, note in blanks
+            Found(np.array([row], np.int64), at, expected, [got], note, kind=kind)
+            for row, expected, got, note, kind in blanks
         ]
     answer, answer_problems = _answer(mapping, table, choices, split)
     n = table.num_rows
@@ -245,7 +245,12 @@ def _answer(
         ]
     withheld = [value is None or value in ("", "-1") or value == -1 for value in values]
     notes = [_WITHHELD if flag else "" for flag in withheld]
-    problems = Found.at(raw, rows, (mapping.answer,), expected, notes)
+    read = pc.is_valid(index).take(pa.array(rows)).to_pylist()
+    kinds: list[ProblemKind] = [
+        "label_withheld" if flag else "answer_out_of_range" if readable else "answer_unreadable"
+        for flag, readable in zip(withheld, read, strict=True)
+    ]
+    problems = Found.at(raw, rows, (mapping.answer,), expected, notes, kind=kinds)
     return pc.if_else(bad, pa.scalar(None, pa.int64()), index), problems
 
 

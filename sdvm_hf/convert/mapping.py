@@ -248,9 +248,9 @@ class MultipleChoiceMapping:
         """Every input row in order, converted or rejected: the skip mode as data.
 
         The sample columns hold the converted rows (null on a rejected row) and
-        :data:`REJECT_COLUMN` holds each rejected row's reject as JSON (row, path, expected,
-        got, note, original), so ``datasets`` multiprocessing, Ray or Spark carry the rejects
-        with the samples; :func:`split_rejects` takes them apart again.
+        :data:`REJECT_COLUMN` holds each rejected row's reject as JSON (row, kind, path,
+        expected, got, note, original), so ``datasets`` multiprocessing, Ray or Spark carry
+        the rejects with the samples; :func:`split_rejects` takes them apart again.
 
         A batch is any slice of the source, so its positions are no row numbers: pass
         ``rows`` (the source's row numbers, or the column holding them) and ``key``, the
