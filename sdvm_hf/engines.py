@@ -102,6 +102,7 @@ def reject_rows(
     table = arrow_table(tagged)
     records = [json.loads(text) for text in table.column(REJECT_COLUMN).drop_null().to_pylist()]
     for record in records:
+        record.setdefault("kind", "unknown")  # tagged before kinds existed
         if key and "key" not in record:
             raise ValueError(
                 f"reject of row {record['row']} has no key: pass key=... to the tagged form"

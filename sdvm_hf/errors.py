@@ -1,17 +1,28 @@
 """What went wrong, where, and with which row: the problems and errors every layer raises.
 
-A :class:`Problem` is structured (row, path, expected, got), so summaries group rejects by
-their fields and never by parsing message text; :meth:`Problem.__str__` is the one formatter
-of its message. Every exception here pickles with its type and message, so ``datasets``
-multiprocessing and distributed engines hand it back to the caller intact.
+A :class:`Problem` is structured (row, path, expected, got, and a :data:`KINDS` code saying
+which rule the row breaks), so summaries group rejects by their kind and path and never by
+parsing message text, and rewording a message never changes a report's categories;
+:meth:`Problem.__str__` is the one formatter of its message. Every exception here pickles
+with its type and message, so ``datasets`` multiprocessing and distributed engines hand it
+back to the caller intact.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
-__all__ = ["ConversionError", "LayoutError", "Problem", "Reject", "SampleTableError"]
+__all__ = [
+    "KINDS",
+    "ConversionError",
+    "LayoutError",
+    "Problem",
+    "ProblemKind",
+    "Reject",
+    "SampleTableError",
+    "known_kind",
+]
 
 PathPart = str | int
 """A column or key name (``str``) or a list position (``int``)."""
@@ -34,6 +45,72 @@ def format_path(path: tuple[PathPart, ...]) -> str:
     return text
 
 
+ProblemKind = Literal[
+    "not_castable",
+    "not_text",
+    "no_single_blank",
+    "blank_opens",
+    "answer_unreadable",
+    "answer_out_of_range",
+    "label_withheld",
+    "empty_context",
+    "too_few_choices",
+    "null_choice",
+    "wrong_task_type",
+    "unknown_style",
+    "null_extra",
+    "not_finite",
+    "unknown_missing_key",
+    "missing_key_has_value",
+    "not_json_object",
+    "reserved_key",
+    "not_utf8",
+    "unknown",
+]
+"""Which rule a bad row breaks: a stable code, whatever its message says (see :data:`KINDS`)."""
+
+KINDS: dict[ProblemKind, str] = {
+    "not_castable": "a cell the mapping's types=... cast cannot hold (an int32 'ind' of 'abc')",
+    "not_text": "a choice that is not text (a number in a choice column or list)",
+    "no_single_blank": "a sentence without exactly one blank (the mapping's blank=...)",
+    "blank_opens": "a sentence whose blank opens it, so the context would be empty",
+    "answer_unreadable": "an answer that names no choice in its format ('x', a text or label "
+    "matching no choice, flags that are not one-hot)",
+    "answer_out_of_range": "an answer position outside the row's choices ('E' of four, 4 of "
+    "0..3), or a sample's answer_index that is missing",
+    "label_withheld": "no answer at all (null, '', '-1' or -1): the split's labels are withheld",
+    "empty_context": "a context that is missing, empty or whitespace only",
+    "too_few_choices": "fewer than two choices",
+    "null_choice": "a choice that is missing (null)",
+    "wrong_task_type": "a sample's task_type that is not the wire format's",
+    "unknown_style": "a sample's style that is none of the wire format's",
+    "null_extra": "a sample's extra that is missing (null), not an object",
+    "not_finite": "a NaN or infinity in extra (JSON has neither)",
+    "unknown_missing_key": "an extra_missing entry that names no field of extra",
+    "missing_key_has_value": "an extra_missing entry naming a field that holds a value",
+    "not_json_object": "a JSON text cell (extra or a stage block) that is not a JSON object",
+    "reserved_key": "a JSON extra that uses a reserved wire key",
+    "not_utf8": "text whose bytes are not UTF-8",
+    "unknown": "a problem recorded before kinds existed (an older rejects file)",
+}
+"""Every :data:`ProblemKind` with its meaning, in the order the checks run."""
+
+
+def known_kind(value: object) -> ProblemKind:
+    """A kind as read from a file: itself if it is one of :data:`KINDS`, else ``"unknown"``.
+
+    A file written before kinds existed has none, and one from a newer version may have a
+    code this version does not know: neither is an error.
+
+    >>> known_kind("not_text"), known_kind(None), known_kind("from_the_future")
+    ('not_text', 'unknown', 'unknown')
+    """
+    for kind in KINDS:
+        if value == kind:
+            return kind
+    return "unknown"
+
+
 @dataclass(frozen=True)
 class Problem:
     """One bad row: where it is, what was expected there and what arrived.
@@ -52,6 +129,12 @@ class Problem:
     """What arrived (its ``repr``, shortened)."""
     note: str = ""
     """Why it matters, when that is not obvious (a withheld label)."""
+    kind: ProblemKind = "unknown"
+    """Which rule the row breaks (one of :data:`KINDS`): what summaries group by."""
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {self.kind!r}")
 
     @property
     def column(self) -> str:
@@ -62,6 +145,11 @@ class Problem:
     def where(self) -> str:
         """The path as one string (:func:`format_path`)."""
         return format_path(self.path)
+
+    @property
+    def category(self) -> str:
+        """Where and which rule, as summaries group rejects: ``"label: answer_out_of_range"``."""
+        return f"{self.where}: {self.kind}"
 
     def __str__(self) -> str:
         text = f"row {self.row}, column {self.where!r}: expected {self.expected}, got {self.got}"

@@ -62,7 +62,7 @@ def rejects_path(output: str | os.PathLike[str]) -> Path:
 
 
 def write_rejects(rejects: Rejects, out: IO[str]) -> None:
-    """Write rejects as strict JSON Lines: row, column, expected, got, note, original row.
+    """Write rejects as strict JSON Lines: row, kind, column, expected, got, note, original row.
 
     What JSON cannot carry in an original row is written as text (see
     :func:`~sdvm_hf.arrow.rejects.json_line`): ``NaN`` and infinities as ``"NaN"``,

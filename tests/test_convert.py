@@ -457,6 +457,10 @@ def test_a_cell_the_mapping_cannot_cast_is_a_bad_row_not_a_crash(ind: pa.Array, 
 def test_rejects_as_data_round_trip_through_their_table() -> None:
     result = ARC.convert(arc_rows(key="Q"), split="test", on_error="skip", first_row=5)
     table = result.rejects.table()
-    assert table.column_names == ["row", "path", "expected", "got", "note", "original"]
+    assert table.column_names == ["row", "kind", "path", "expected", "got", "note", "original"]
     back = Rejects.from_table(table)
     assert list(back) == list(result.rejects) and back.problems[0].row == 6
+    assert [r.kind for r in back] == ["answer_out_of_range"]  # 'Q' of four letters
+    older = Rejects.from_table(table.drop_columns(["kind"]))  # written before kinds existed
+    assert [r.kind for r in older] == ["unknown"]
+    assert [replace(r, kind="answer_out_of_range") for r in older] == list(back)

@@ -1,6 +1,7 @@
 """Sample sequences from datasets, mixed collections, one schema per mapping, any size."""
 
 import importlib.util
+import json
 from pathlib import Path
 
 import datasets
@@ -304,3 +305,28 @@ def test_tables_are_processed_in_chunks_under_the_limit(
         hellaswag.table.take(pa.array(positions)).to_pylist()
     )
     assert_same_samples(list(SampleSequence(pieces)), list(hellaswag))
+
+
+def test_the_tagged_form_is_cut_in_pieces_like_the_table_form(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    source = pq.read_table(bundled_file("hellaswag_validation.parquet")).slice(0, 400)
+    labels = source.column("label").to_pylist()
+    labels[3] = labels[250] = "9"  # a bad row in two different pieces
+    source = source.set_column(source.schema.get_field_index("label"), "label", pa.array(labels))
+    whole = HELLASWAG.tagged(source, split="validation", first_row=10)
+    monkeypatch.setattr(chunking, "CHUNK_BYTES", source.nbytes // 8)
+    cuts: list[int] = []
+    chunks = chunking.row_chunks
+
+    def spy(table: pa.Table, limit: int | None = None):  # type: ignore[no-untyped-def]
+        parts = list(chunks(table, limit))
+        cuts.append(len(parts))
+        return iter(parts)
+
+    monkeypatch.setattr("sdvm_hf.convert.mapping.row_chunks", spy)
+    pieces = HELLASWAG.tagged(source, split="validation", first_row=10)
+    assert cuts == [cuts[0]] and cuts[0] >= 8  # one cut, the same the table form makes
+    assert pieces.to_pylist() == whole.to_pylist()
+    rejected = [r for r in pieces.column("reject").to_pylist() if r is not None]
+    assert [json.loads(r)["row"] for r in rejected] == [13, 260]

@@ -8,14 +8,16 @@ problems someone asks for become :class:`~sdvm_hf.errors.Problem` objects.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TypeVar
 
 import numpy as np
 import pyarrow as pa
 
 from sdvm_hf._wire import shorten
-from sdvm_hf.errors import PathPart, Problem
+from sdvm_hf.errors import PathPart, Problem, ProblemKind
+
+T = TypeVar("T")
 
 
 def gots(array: pa.Array | pa.ChunkedArray, rows: Sequence[int] | np.ndarray) -> list[str]:
@@ -40,6 +42,8 @@ class Found:
     """What arrived, one per row."""
     note: str | list[str] = ""
     """Why it matters, for all rows or one per row."""
+    kind: ProblemKind | list[ProblemKind] = field(kw_only=True)
+    """Which rule (:data:`~sdvm_hf.errors.KINDS`), for all rows or one per row."""
 
     @classmethod
     def at(
@@ -49,24 +53,27 @@ class Found:
         path: tuple[PathPart, ...],
         expected: str | list[str],
         note: str | list[str] = "",
+        *,
+        kind: ProblemKind | list[ProblemKind],
     ) -> Found:
         """The problems at ``rows`` of ``array``, each with the value that arrived there."""
         rows = np.asarray(rows, dtype=np.int64)
-        return cls(rows, path, expected, gots(array, rows), note)
+        return cls(rows, path, expected, gots(array, rows), note, kind=kind)
 
     def __len__(self) -> int:
         return len(self.rows)
 
     def with_path(self, path: tuple[PathPart, ...]) -> Found:
         """The same problems at another path."""
-        return Found(self.rows, path, self.expected, self.got, self.note)
+        return Found(self.rows, path, self.expected, self.got, self.note, kind=self.kind)
 
     def problem(self, i: int, row: int | None = None) -> Problem:
         """The ``i``-th problem (numbered ``row`` when given)."""
         expected = self.expected if isinstance(self.expected, str) else self.expected[i]
         note = self.note if isinstance(self.note, str) else self.note[i]
+        kind = self.kind if isinstance(self.kind, str) else self.kind[i]
         number = int(self.rows[i]) if row is None else row
-        return Problem(number, self.path, expected, self.got[i], note)
+        return Problem(number, self.path, expected, self.got[i], note, kind)
 
 
 @dataclass(frozen=True)
@@ -79,11 +86,12 @@ class Problems:
     expected: list[str]
     got: list[str]
     notes: list[str]
+    kinds: list[ProblemKind]
 
     @classmethod
     def none(cls) -> Problems:
         """No problems."""
-        return cls(np.zeros(0, np.int64), [], [], [], [])
+        return cls(np.zeros(0, np.int64), [], [], [], [], [])
 
     @classmethod
     def of(cls, problems: Sequence[Problem]) -> Problems:
@@ -94,6 +102,7 @@ class Problems:
             [p.expected for p in problems],
             [p.got for p in problems],
             [p.note for p in problems],
+            [p.kind for p in problems],
         )
 
     def __len__(self) -> int:
@@ -101,7 +110,12 @@ class Problems:
 
     def __getitem__(self, i: int) -> Problem:
         return Problem(
-            int(self.rows[i]), self.paths[i], self.expected[i], self.got[i], self.notes[i]
+            int(self.rows[i]),
+            self.paths[i],
+            self.expected[i],
+            self.got[i],
+            self.notes[i],
+            self.kinds[i],
         )
 
     def __iter__(self) -> Iterator[Problem]:
@@ -110,14 +124,16 @@ class Problems:
 
     def renumbered(self, numbers: np.ndarray) -> Problems:
         """The same problems with row ``r`` numbered ``numbers[r]``."""
-        return Problems(numbers[self.rows], self.paths, self.expected, self.got, self.notes)
+        return Problems(
+            numbers[self.rows], self.paths, self.expected, self.got, self.notes, self.kinds
+        )
 
 
-def _per_row(value: str | list[str], count: int) -> list[str]:
-    return [value] * count if isinstance(value, str) else value
+def _per_row(value: T | list[T], count: int) -> list[T]:
+    return value if isinstance(value, list) else [value] * count
 
 
-def _pick(values: list[Any], index: np.ndarray) -> list[Any]:
+def _pick(values: list[T], index: np.ndarray) -> list[T]:
     return values if len(index) == len(values) else [values[i] for i in index.tolist()]
 
 
@@ -132,7 +148,12 @@ def first_per_row(found: Sequence[Found]) -> Problems:
     rows = np.concatenate([group.rows for group in found])
     first = np.zeros(len(rows), dtype=bool)
     first[np.unique(rows, return_index=True)[1]] = True
-    picked_rows, paths, expected, got, notes = [], [], [], [], []
+    picked_rows: list[np.ndarray] = []
+    paths: list[tuple[PathPart, ...]] = []
+    expected: list[str] = []
+    got: list[str] = []
+    notes: list[str] = []
+    kinds: list[ProblemKind] = []
     start = 0
     for group in found:
         index = np.flatnonzero(first[start : start + len(group)])
@@ -144,10 +165,11 @@ def first_per_row(found: Sequence[Found]) -> Problems:
         expected += _pick(_per_row(group.expected, len(group)), index)
         got += _pick(group.got, index)
         notes += _pick(_per_row(group.note, len(group)), index)
+        kinds += _pick(_per_row(group.kind, len(group)), index)
     ordered = np.concatenate(picked_rows)
     order = np.argsort(ordered, kind="stable")
     if np.array_equal(order, np.arange(len(order))):
-        return Problems(ordered, paths, expected, got, notes)
+        return Problems(ordered, paths, expected, got, notes, kinds)
     positions = order.tolist()
     return Problems(
         ordered[order],
@@ -155,6 +177,7 @@ def first_per_row(found: Sequence[Found]) -> Problems:
         [expected[i] for i in positions],
         [got[i] for i in positions],
         [notes[i] for i in positions],
+        [kinds[i] for i in positions],
     )
 
 

@@ -27,7 +27,7 @@ from sdvm_hf.arrow._found import Found, all_problems
 from sdvm_hf.arrow.schema import (
     EXTRA_MISSING,
 )
-from sdvm_hf.errors import PathPart, Problem
+from sdvm_hf.errors import PathPart, Problem, ProblemKind
 
 # Exactly the characters for which Python's str.isspace() is true, so that "blank" means the
 # same here as in the sample validator.
@@ -56,30 +56,33 @@ Rule = Callable[[pa.Table], Iterator[Found]]
 
 def _task_type(table: pa.Table) -> Iterator[Found]:
     column = table.column("task_type")
-    yield Found.at(column, _bad(pc.not_equal(column, TASK_TYPE)), ("task_type",), repr(TASK_TYPE))
+    bad = _bad(pc.not_equal(column, TASK_TYPE))
+    yield Found.at(column, bad, ("task_type",), repr(TASK_TYPE), kind="wrong_task_type")
 
 
 def _style(table: pa.Table) -> Iterator[Found]:
     column = table.column("style")
     bad = _bad(pc.invert(pc.is_in(column, value_set=pa.array(STYLES))))
-    yield Found.at(column, bad, ("style",), " or ".join(map(repr, STYLES)))
+    yield Found.at(column, bad, ("style",), " or ".join(map(repr, STYLES)), kind="unknown_style")
 
 
 def _context(table: pa.Table) -> Iterator[Found]:
     column = table.column("context")
-    yield Found.at(column, _bad(blank(column)), ("context",), "a non-empty string")
+    bad = _bad(blank(column))
+    yield Found.at(column, bad, ("context",), "a non-empty string", kind="empty_context")
 
 
 def _choices(table: pa.Table) -> Iterator[Found]:
     choices = table.column("choices")
     too_few = _bad(pc.less(pc.list_value_length(choices), 2))
-    yield Found.at(choices, too_few, ("choices",), "at least two choices")
+    yield Found.at(choices, too_few, ("choices",), "at least two choices", kind="too_few_choices")
     flat = pc.list_flatten(choices)
     if flat.null_count:
         parents = pc.list_parent_indices(choices)
         null_choice = np.unique(np.asarray(pc.filter(parents, pc.is_null(flat)), np.int64))
         rows = np.setdiff1d(null_choice, too_few)
-        yield Found.at(choices, rows, ("choices",), "every choice to be a string")
+        expected = "every choice to be a string"
+        yield Found.at(choices, rows, ("choices",), expected, kind="null_choice")
 
 
 def _answer_index(table: pa.Table) -> Iterator[Found]:
@@ -89,7 +92,8 @@ def _answer_index(table: pa.Table) -> Iterator[Found]:
     valid_choices = pc.fill_null(pc.greater_equal(lengths, 2), False)
     rows = _bad(pc.and_(valid_choices, pc.fill_null(out_of_range, True)))
     counts = lengths.take(pa.array(rows)).to_pylist()
-    yield Found.at(answer, rows, ("answer_index",), [answer_range(n) for n in counts])
+    expected = [answer_range(n) for n in counts]
+    yield Found.at(answer, rows, ("answer_index",), expected, kind="answer_out_of_range")
 
 
 def _nonfinite(
@@ -137,7 +141,8 @@ def _extra(table: pa.Table) -> Iterator[Found]:
         return  # no null row, no float to be NaN, no missing keys: nothing to check
     extra = column.combine_chunks()
     nulls = _bad(extra.is_null())
-    yield Found(nulls, ("extra",), "an object (a struct row)", ["None"] * len(nulls))
+    expected = "an object (a struct row)"
+    yield Found(nulls, ("extra",), expected, ["None"] * len(nulls), kind="null_extra")
     seen = set(nulls.tolist())
     if EXTRA_MISSING in table.column_names:
         for group in _missing_keys(table, extra):
@@ -147,7 +152,8 @@ def _extra(table: pa.Table) -> Iterator[Found]:
         if row not in seen:
             seen.add(row)
             expected = "a finite number (JSON has no NaN or infinity)"
-            yield Found(np.array([row], np.int64), path, expected, [repr(value)])
+            rows = np.array([row], np.int64)
+            yield Found(rows, path, expected, [repr(value)], kind="not_finite")
 
 
 def _missing_keys(table: pa.Table, extra: pa.StructArray) -> Iterator[Found]:
@@ -163,7 +169,8 @@ def _missing_keys(table: pa.Table, extra: pa.StructArray) -> Iterator[Found]:
     names = [child.name for child in extra.type]
     unknown = _bad(pc.invert(pc.is_in(flat, value_set=pa.array(names, pa.string()))))
     expected = f"names of extra fields ({', '.join(names)})"
-    yield replace(Found.at(flat, unknown, (EXTRA_MISSING,), expected), rows=parents[unknown])
+    named = Found.at(flat, unknown, (EXTRA_MISSING,), expected, kind="unknown_missing_key")
+    yield replace(named, rows=parents[unknown])
     for index, name in enumerate(names):
         listed = np.asarray(pc.fill_null(pc.equal(flat, name), False), bool)
         rows = parents[listed]
@@ -171,26 +178,29 @@ def _missing_keys(table: pa.Table, extra: pa.StructArray) -> Iterator[Found]:
             valued = np.asarray(extra.field(index).is_valid().take(pa.array(rows)), bool)
             bad = np.unique(rows[valued])
             expected = f"null in a row whose {EXTRA_MISSING} lists {name!r}"
-            yield Found.at(extra.field(index), bad, ("extra", name), expected)
+            at = ("extra", name)
+            yield Found.at(extra.field(index), bad, at, expected, kind="missing_key_has_value")
 
 
 def _reject_constant(token: str) -> Any:
     raise ValueError(f"{token} is not JSON")
 
 
-def _json_cell_problem(text: str | None, column: str) -> tuple[str, str] | None:
-    """``(expected, got)`` when a JSON text cell is not a valid object, else ``None``."""
+def _json_cell_problem(text: str | None, column: str) -> tuple[str, str, ProblemKind] | None:
+    """``(expected, got, kind)`` when a JSON text cell is not a valid object, else ``None``."""
     if text is None:
-        return None if column != "extra" else ("a JSON object", "None")
+        return None if column != "extra" else ("a JSON object", "None", "null_extra")
     try:
         value = json.loads(text, parse_constant=_reject_constant)
     except ValueError as error:
-        return "a JSON object", f"{shorten(repr(text), 60)} ({error})"
+        return "a JSON object", f"{shorten(repr(text), 60)} ({error})", "not_json_object"
     if not isinstance(value, dict):
-        return "a JSON object", f"{type(value).__name__} {shorten(text, 60)}"
+        got = f"{type(value).__name__} {shorten(text, 60)}"
+        return "a JSON object", got, "not_json_object"
     clash = reserved_key(value) if column == "extra" else None
     if clash is not None:
-        return "a JSON object without reserved wire keys", f"the key {clash!r}"
+        expected = "a JSON object without reserved wire keys"
+        return expected, f"the key {clash!r}", "reserved_key"
     return None
 
 
@@ -201,7 +211,8 @@ def _json_cells(table: pa.Table, column: str) -> Iterator[Found]:
     for row, text in enumerate(values.to_pylist()):
         problem = _json_cell_problem(text, column)
         if problem is not None:
-            yield Found(np.array([row], np.int64), (column,), problem[0], [problem[1]])
+            expected, got, kind = problem
+            yield Found(np.array([row], np.int64), (column,), expected, [got], kind=kind)
 
 
 def _blocks(table: pa.Table) -> Iterator[Found]:
@@ -263,7 +274,7 @@ def utf8_problems(table: pa.Table) -> list[Problem]:
         # Row by row: a slice of a list or struct validates its whole child array, so
         # only decoding the row's own values says whether it is the row at fault
         problems += [
-            Problem(row, (name,), "UTF-8 text", "bytes that are not UTF-8")
+            Problem(row, (name,), "UTF-8 text", "bytes that are not UTF-8", kind="not_utf8")
             for row in range(len(column))
             if not _decodes(column.slice(row, 1))
         ]

@@ -5,6 +5,10 @@ one is asked for, so a million rejects cost a few arrays and lists, never a Pyth
 the input. :meth:`Rejects.table` is the same rejects as an Arrow table (one row each: the
 row, the problem's fields and the original row as JSON text), which any engine can write
 beside the samples; :meth:`Rejects.from_table` reads such a table back.
+
+Each reject carries its problem's ``kind`` (:data:`~sdvm_hf.errors.KINDS`) in its record and
+in its table row; a file or table written before kinds existed reads back with the kind
+``"unknown"``, never an error.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ import numpy as np
 import pyarrow as pa
 
 from sdvm_hf.arrow._found import Problems
-from sdvm_hf.errors import Problem, Reject, format_path
+from sdvm_hf.errors import Problem, Reject, format_path, known_kind
 
 __all__ = ["REJECT_SCHEMA", "Originals", "Rejects", "json_line"]
 
@@ -31,6 +35,7 @@ Originals: TypeAlias = tuple[pa.Table, np.ndarray] | list[dict[str, Any]] | None
 REJECT_SCHEMA = pa.schema(
     [
         ("row", pa.int64()),
+        ("kind", pa.string()),
         ("path", pa.string()),
         ("expected", pa.string()),
         ("got", pa.string()),
@@ -38,7 +43,8 @@ REJECT_SCHEMA = pa.schema(
         ("original", pa.string()),
     ]
 )
-"""Rejects as data: the row, the problem (its path as a JSON list) and the original row."""
+"""Rejects as data: the row, the problem (its kind, its path as a JSON list, ...) and the
+original row."""
 
 
 def _plain(value: Any) -> Any:
@@ -118,6 +124,19 @@ class Rejects(Sequence[Reject]):
             )
         return counts
 
+    def categories(self) -> Counter[str]:
+        """How many rejects fall in each category: where and which rule (``Problem.category``).
+
+        Unlike :meth:`reasons`, no message text is read, so rewording one keeps the counts.
+        """
+        counts: Counter[str] = Counter()
+        for problems, _ in self._parts:
+            counts.update(
+                f"{format_path(path)}: {kind}"
+                for path, kind in zip(problems.paths, problems.kinds, strict=True)
+            )
+        return counts
+
     def __len__(self) -> int:
         return sum(len(problems) for problems, _ in self._parts)
 
@@ -170,10 +189,11 @@ class Rejects(Sequence[Reject]):
         return f"Rejects({len(self)} rows)"
 
     def records(self) -> Iterator[dict[str, Any]]:
-        """Each reject as a JSON-ready record: row, column, path, expected, got, note, original."""
+        """Each reject as a JSON record: row, kind, column, path, expected, got, note, original."""
         for problem, original in zip(self.problems, self._originals(), strict=True):
             yield {
                 "row": problem.row,
+                "kind": problem.kind,
                 "column": problem.where,
                 "path": list(problem.path),
                 "expected": problem.expected,
@@ -184,15 +204,27 @@ class Rejects(Sequence[Reject]):
 
     @classmethod
     def from_records(cls, records: Sequence[dict[str, Any]]) -> Rejects:
-        """Rejects from records as :meth:`records` gives them (or the tagged form's JSON)."""
+        """Rejects from records as :meth:`records` gives them (or the tagged form's JSON).
+
+        A record without a ``kind`` (written before kinds existed) reads as ``"unknown"``.
+        """
         problems = [
-            Problem(r["row"], tuple(r["path"]), r["expected"], r["got"], r["note"]) for r in records
+            Problem(
+                r["row"],
+                tuple(r["path"]),
+                r["expected"],
+                r["got"],
+                r["note"],
+                known_kind(r.get("kind")),
+            )
+            for r in records
         ]
         return cls(problems, [r["original"] for r in records])
 
     def table(self) -> pa.Table:
         """The rejects as data (:data:`REJECT_SCHEMA`), the original rows as JSON text."""
         rows, paths, expected, got, notes = [], [], [], [], []
+        kinds: list[str] = []
         for problems, _ in self._parts:
             texts = {path: json.dumps(list(path)) for path in set(problems.paths)}
             rows.append(problems.rows)
@@ -200,9 +232,11 @@ class Rejects(Sequence[Reject]):
             expected += problems.expected
             got += problems.got
             notes += problems.notes
+            kinds += problems.kinds
         return pa.table(
             {
                 "row": pa.array(np.concatenate(rows) if rows else [], pa.int64()),
+                "kind": pa.array(kinds, pa.string()),
                 "path": pa.array(paths, pa.string()),
                 "expected": pa.array(expected, pa.string()),
                 "got": pa.array(got, pa.string()),
@@ -214,19 +248,32 @@ class Rejects(Sequence[Reject]):
 
     @classmethod
     def from_table(cls, table: pa.Table) -> Rejects:
-        """Rejects from a table in :data:`REJECT_SCHEMA` (what :meth:`table` makes)."""
-        columns = table.select(REJECT_SCHEMA.names).to_pydict()
+        """Rejects from a table in :data:`REJECT_SCHEMA` (what :meth:`table` makes).
+
+        A table without the ``kind`` column (written before kinds existed) reads as
+        ``"unknown"``.
+        """
+        names = [n for n in REJECT_SCHEMA.names if n != "kind" or n in table.column_names]
+        columns = table.select(names).to_pydict()
+        kinds = [known_kind(kind) for kind in columns.get("kind", [None] * table.num_rows)]
         problems = Problems(
             np.array(columns["row"], dtype=np.int64),
             [tuple(json.loads(path)) for path in columns["path"]],
             columns["expected"],
             columns["got"],
             columns["note"],
+            kinds,
         )
         return cls(problems, [json.loads(text) for text in columns["original"]])
 
 
 def _reject(problem: Problem, original: dict[str, Any]) -> Reject:
     return Reject(
-        problem.row, problem.path, problem.expected, problem.got, problem.note, original=original
+        problem.row,
+        problem.path,
+        problem.expected,
+        problem.got,
+        problem.note,
+        problem.kind,
+        original=original,
     )

@@ -87,7 +87,8 @@ def safe_cast(
         mask[more] = True
         rest = pc.if_else(pa.array(mask), pa.nulls(len(array), array.type), array)
     bad = np.flatnonzero(mask)
-    return rest.cast(dtype), [Found.at(array, bad, path, f"a value that fits {dtype}")]
+    expected = f"a value that fits {dtype}"
+    return rest.cast(dtype), [Found.at(array, bad, path, expected, kind="not_castable")]
 
 
 # -- choices -------------------------------------------------------------------------------
@@ -108,7 +109,7 @@ def choices_from_list(array: pa.Array, name: str) -> tuple[pa.Array, list[Found]
         offsets = pc.subtract(offsets, offsets[0])
     values = pa.nulls(int(offsets[-1].as_py()), pa.string())
     out = pa.ListArray.from_arrays(offsets, values, mask=array.is_null())
-    return out, [Found.at(array, bad, (name,), "a list of strings")]
+    return out, [Found.at(array, bad, (name,), "a list of strings", kind="not_text")]
 
 
 def choices_from_columns(
@@ -122,7 +123,8 @@ def choices_from_columns(
         if is_text(array.type):
             texts.append(array.cast(pa.string()))
             continue
-        problems.append(Found.at(array, _positions(array.is_valid()), (name,), "a string"))
+        rows = _positions(array.is_valid())
+        problems.append(Found.at(array, rows, (name,), "a string", kind="not_text"))
         texts.append(pa.nulls(n, pa.string()))
     values = pa.concat_arrays(texts)
     # row-major order: row i's choices are values[i], values[n + i], ..., values[(k-1)n + i]

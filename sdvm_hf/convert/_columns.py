@@ -19,6 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from sdvm_hf._wire import shorten
+from sdvm_hf.errors import ProblemKind
 
 
 def flatten_paths(table: pa.Table, paths: Iterable[str]) -> pa.Table:
@@ -57,12 +58,12 @@ def join_columns(table: pa.Table, columns: Iterable[str], separator: str) -> pa.
 
 def fill_blank(
     sentence: pa.Array, choices: pa.Array, blank: str
-) -> tuple[pa.Array, pa.Array, list[tuple[int, str, str, str]]]:
+) -> tuple[pa.Array, pa.Array, list[tuple[int, str, str, str, ProblemKind]]]:
     """Split each sentence at its one ``blank``: (context, choices, problems).
 
     The context is the text before the blank with trailing whitespace removed; each choice
     becomes the choice followed by the text after the blank (its spacing kept). A problem is
-    ``(row, expected, got, note)`` for a sentence without exactly one blank, or with nothing
+    ``(row, expected, got, note, kind)`` for a sentence without exactly one blank, or with nothing
     before it; those rows' context is left null.
 
     >>> ctx, ch, bad = fill_blank(pa.array(["Ian ate because _ was hungry."]),
@@ -76,15 +77,16 @@ def fill_blank(
     before = pc.utf8_rtrim_whitespace(pc.list_element(parts, 0))
     after = pc.list_element(parts, 1)
     empty = pc.fill_null(pc.equal(pc.utf8_length(pc.utf8_trim_whitespace(before)), 0), False)
-    problems: list[tuple[int, str, str, str]] = []
+    problems: list[tuple[int, str, str, str, ProblemKind]] = []
     wrong_count = pc.and_(pc.is_valid(sentence), pc.invert(one))
     for row in pc.indices_nonzero(pc.or_(wrong_count, empty)).to_pylist():
         got = shorten(repr(sentence[row].as_py()))
         if empty[row].as_py():
             note = f"the {blank!r} opens the sentence, so the context would be empty"
-            problems.append((row, f"text before the {blank!r}", got, note))
+            problems.append((row, f"text before the {blank!r}", got, note, "blank_opens"))
         else:
-            problems.append((row, f"a sentence with exactly one {blank!r}", got, ""))
+            expected = f"a sentence with exactly one {blank!r}"
+            problems.append((row, expected, got, "", "no_single_blank"))
     context = pc.if_else(empty, None, before)
     # each choice, then the text after its row's blank
     offsets = choices.offsets.to_numpy(zero_copy_only=False)

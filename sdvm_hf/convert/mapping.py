@@ -20,8 +20,8 @@ field named by a dotted path (``choices="choices.text"``), a context joined from
 columns, a sentence with a blank that the choices fill, source columns kept in ``extra``
 beside the fields made from them, and extra keys renamed.
 
-This module is longer than ~300 lines because the table form is one vectorised pass whose
-steps (columns, choices, answer, extra, problems) read best together.
+This module is the description and its forms; the vectorised pass is :mod:`._table`, and
+one run of it (row numbers, the 2 GiB chunking, raise, skip or tag) is :mod:`._run`.
 
 >>> import pyarrow as pa
 >>> arc = MultipleChoiceMapping(name="arc", context="question", choices=("A", "B", "C"),
@@ -33,28 +33,19 @@ steps (columns, choices, answer, extra, problems) read best together.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, fields, replace
-from typing import TYPE_CHECKING, Any, Literal
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
-from sdvm_hf._wire import BLOCKS, TASK_TYPE, Style, reserved_key
+from sdvm_hf._wire import Style
 from sdvm_hf.arrow._chunks import row_chunks
-from sdvm_hf.arrow._found import Found, first_per_row
-from sdvm_hf.arrow._rules import found, is_list
-from sdvm_hf.arrow._validate import json_type_problem
-from sdvm_hf.arrow.rejects import Rejects, json_line
-from sdvm_hf.arrow.schema import JSON_EXTRA, normal_type, sample_schema
-from sdvm_hf.arrow.sequence import SampleSequence, arrow_table
-from sdvm_hf.convert._answers import ANSWER_FORMATS, AnswerFormat, answer_index, expected_answer
-from sdvm_hf.convert._cells import choices_from_columns, choices_from_list, is_text, safe_cast
-from sdvm_hf.convert._columns import fill_blank, flatten_paths, join_columns
+from sdvm_hf.arrow.sequence import SampleSequence
+from sdvm_hf.convert import _run, _table
+from sdvm_hf.convert._answers import ANSWER_FORMATS, AnswerFormat
 from sdvm_hf.convert._encode import encode
-from sdvm_hf.errors import ConversionError, LayoutError, PathPart
+from sdvm_hf.convert._run import REJECT_COLUMN, Conversion, Key, OnError, Rows, split_rejects
 from sdvm_hf.samples import MultipleChoiceSample
 
 if TYPE_CHECKING:
@@ -69,47 +60,6 @@ __all__ = [
     "Rows",
     "split_rejects",
 ]
-
-OnError = Literal["raise", "skip"]
-
-Rows = Sequence[int] | np.ndarray | str | None
-"""Each input row's number in its source: numbers, or the name of a column holding them."""
-Key = str | tuple[str, ...] | None
-"""The column(s) naming each row in its source: ``"id"``, or ``("src_file", "src_row")``."""
-
-_WITHHELD = "the labels of this split are withheld, so its rows cannot be samples"
-
-
-@dataclass(frozen=True)
-class Conversion:
-    """What a conversion gives: the sample table and the rows it left out."""
-
-    table: pa.Table
-    """The sample table (see :mod:`sdvm_hf.arrow.schema`)."""
-    rejects: Rejects
-    """Every input row that is not in ``table``, with the reason and the original row."""
-
-
-REJECT_COLUMN = "reject"
-"""The column the batch form adds in skip mode: a rejected row's reject as JSON, else null."""
-
-
-def split_rejects(data: pa.Table | datasets.Dataset) -> Conversion:
-    """Samples and rejects from what the batch form gave in skip mode.
-
-    ``data`` is the output of ``Dataset.map(mapping.batch, ..., fn_kwargs={"on_error":
-    "skip"})`` (or of :meth:`MultipleChoiceMapping.tagged`): every input row, with the
-    :data:`REJECT_COLUMN` set on the rows left out. Returns the checked sample table of the
-    converted rows and the :class:`~sdvm_hf.arrow.rejects.Rejects` of the others.
-    """
-    table = arrow_table(data)
-    if REJECT_COLUMN not in table.column_names:
-        raise ValueError(f"no {REJECT_COLUMN!r} column: this is not the batch form's skip output")
-    column = table.column(REJECT_COLUMN)
-    samples = table.filter(pc.is_null(column)).drop_columns([REJECT_COLUMN])
-    records = [json.loads(text) for text in column.drop_null().to_pylist()]
-    rejects = Rejects.from_records(records)
-    return Conversion(SampleSequence(samples, source="the batch form's output").table, rejects)
 
 
 @dataclass(frozen=True)
@@ -215,57 +165,15 @@ class MultipleChoiceMapping:
         labels = (self.labels,) if self.labels else ()
         return (*self.context_columns, *self.choice_columns, self.answer, *labels)
 
-    @property
-    def _context_label(self) -> str:
-        return "+".join(self.context_columns)
-
-    @property
-    def _choices_label(self) -> str:
-        columns = self.choice_columns
-        return columns[0] if len(columns) == 1 else f"{columns[0]}..{columns[-1]}"
-
-    def _where(self, split: str) -> str:
-        return f"{self.name} {split}".strip()
-
     def extra_columns(self, names: Sequence[str], split: str = "") -> list[str]:
         """The source columns (after :attr:`unnest`) that go to ``extra``, in order."""
-        used = set(self.consumed) - set(self.keep)
-        rest = [n for n in names if n not in used and n not in self.drop]
-        ordered = [n for n in self.extra_order if n in rest]
-        ordered += [n for n in rest if n not in ordered]
-        clash = reserved_key(self.rename.get(n, n) for n in ordered)
-        if clash is not None:
-            raise LayoutError(
-                f"{self._where(split)}: column {clash!r} would go to extra, but it is a "
-                f"reserved wire key; add it to the mapping's drop=(...) or "
-                f"rename={{{clash!r}: ...}}"
-            )
-        return ordered
-
-    def _flat_schema(self, schema: pa.Schema) -> pa.Schema:
-        # the table form's own preparation, on no rows: the two cannot disagree
-        return self._prepare(schema.empty_table())[0].schema
+        return _table.extra_columns(self, names, split)
 
     def schema(self, source: pa.Schema | datasets.Features, split: str = "") -> pa.Schema:
         """The sample schema this mapping gives for a source of schema ``source``."""
         if not isinstance(source, pa.Schema):
             source = source.arrow_schema
-        flat = self._flat_schema(source)
-        extra = self.extra_columns(flat.names, split)
-        if not extra:
-            return sample_schema(JSON_EXTRA)
-        for name in extra:
-            problem = json_type_problem(flat.field(name).type, name)
-            if problem:
-                raise LayoutError(f"{self._where(split)}: column {problem}; drop it or cast it")
-        fields = [
-            pa.field(
-                self.rename.get(name, name),
-                normal_type(self.types.get(name, flat.field(name).type)),
-            )
-            for name in extra
-        ]
-        return sample_schema(pa.struct(fields))
+        return _table.sample_schema_of(self, source, split)
 
     def features(
         self, source: pa.Schema | datasets.Features, on_error: OnError = "raise"
@@ -305,41 +213,16 @@ class MultipleChoiceMapping:
         + rejected always equals the input. A cell that cannot be read (a label that does not
         fit an int64, an ``ind`` of ``"abc"`` for an int32) is a bad row like any other.
         """
-        if on_error not in ("raise", "skip"):
-            raise ValueError(f"on_error must be 'raise' or 'skip', got {on_error!r}")
-        source = pa.Table.from_batches([data]) if isinstance(data, pa.RecordBatch) else data
-        numbers = self._numbers(source, first_row, rows)
-        pieces = list(row_chunks(source))
-        if len(pieces) > 1:  # under Arrow's 2 GiB of offsets, however many rows
-            parts = [
-                self.convert(
-                    part,
-                    split=split,
-                    on_error=on_error,
-                    rows=rows if isinstance(rows, str) else numbers[start:][: len(part)],
-                    key=key,
-                )
-                for start, part in pieces
-            ]
-            tables = [part.table for part in parts]
-            rejects = Rejects.join(part.rejects for part in parts)
-            return Conversion(pa.concat_tables(tables), rejects)
-        keys = self._key_columns(source, key, split)
-        samples, found = self._samples(source, split)
-        first = first_per_row(found)
-        if not len(first):
-            return Conversion(samples, Rejects())
-        if on_error == "raise":
-            problem = first[0]
-            at = replace(problem, row=int(numbers[problem.row]))
-            if keys:
-                named = ", ".join(f"{k}={v!r}" for k, v in _key_of(keys, problem.row).items())
-                at = replace(at, note=f"{at.note}; key {named}" if at.note else f"key {named}")
-            raise ConversionError(self._where(split), at)
-        keep = np.ones(source.num_rows, dtype=bool)
-        keep[first.rows] = False
-        rejects = Rejects(first.renumbered(numbers), (source, first.rows))
-        return Conversion(samples.filter(pa.array(keep)), rejects)
+        return _run.convert(
+            self,
+            data,
+            split=split,
+            on_error=on_error,
+            first_row=first_row,
+            rows=rows,
+            key=key,
+            chunks=row_chunks,  # looked up here, so a test can watch the cuts
+        )
 
     def table(
         self,
@@ -365,9 +248,9 @@ class MultipleChoiceMapping:
         """Every input row in order, converted or rejected: the skip mode as data.
 
         The sample columns hold the converted rows (null on a rejected row) and
-        :data:`REJECT_COLUMN` holds each rejected row's reject as JSON (row, path, expected,
-        got, note, original), so ``datasets`` multiprocessing, Ray or Spark carry the rejects
-        with the samples; :func:`split_rejects` takes them apart again.
+        :data:`REJECT_COLUMN` holds each rejected row's reject as JSON (row, kind, path,
+        expected, got, note, original), so ``datasets`` multiprocessing, Ray or Spark carry
+        the rejects with the samples; :func:`split_rejects` takes them apart again.
 
         A batch is any slice of the source, so its positions are no row numbers: pass
         ``rows`` (the source's row numbers, or the column holding them) and ``key``, the
@@ -382,221 +265,9 @@ class MultipleChoiceMapping:
         >>> import json; json.loads(m.tagged(batch, key="id")["reject"][1].as_py())["key"]
         {'id': 'q8'}
         """
-        source = pa.Table.from_batches([data]) if isinstance(data, pa.RecordBatch) else data
-        numbers = self._numbers(source, first_row, rows)
-        keys = self._key_columns(source, key, split)
-        samples, found = self._samples(source, split)
-        first = first_per_row(found)
-        texts: list[str | None] = [None] * source.num_rows
-        rejects = Rejects(first.renumbered(numbers), (source, first.rows))
-        for position, record in zip(first.rows.tolist(), rejects.records(), strict=True):
-            del record["column"]
-            if keys:
-                record["key"] = _key_of(keys, position)
-            texts[position] = json_line(record)
-        reject = pa.array(texts, pa.string())
-        rejected = pc.is_valid(reject)
-        columns = [
-            pc.if_else(rejected, pa.nulls(len(reject), column.type), column)
-            for column in samples.columns
-        ]
-        return pa.Table.from_arrays(
-            [*columns, reject],
-            schema=samples.schema.append(pa.field(REJECT_COLUMN, pa.string())),
+        return _run.tagged(
+            self, data, split=split, first_row=first_row, rows=rows, key=key, chunks=row_chunks
         )
-
-    def _numbers(self, source: pa.Table, first_row: int, rows: Rows) -> np.ndarray:
-        n = source.num_rows
-        if rows is None:
-            return np.arange(first_row, first_row + n, dtype=np.int64)
-        if isinstance(rows, str):
-            if rows not in source.column_names:
-                raise LayoutError(f"{self.name}: rows={rows!r} names no column of the batch")
-            column = source.column(rows)
-            if column.null_count or not pa.types.is_integer(column.type):
-                raise LayoutError(
-                    f"{self.name}: rows={rows!r} should be a column of row numbers (integers, "
-                    f"no nulls), got {column.type} with {column.null_count} nulls"
-                )
-            return np.asarray(column.to_numpy(), dtype=np.int64)
-        numbers = np.asarray(rows, dtype=np.int64)
-        if len(numbers) != n:
-            raise ValueError(f"rows names {len(numbers)} row numbers for {n} rows")
-        return numbers
-
-    def _key_columns(self, source: pa.Table, key: Key, split: str) -> dict[str, pa.ChunkedArray]:
-        names = (key,) if isinstance(key, str) else (key or ())
-        missing = [name for name in names if name not in source.column_names]
-        if missing:
-            raise LayoutError(
-                f"{self._where(split)}: key column {missing[0]!r} is missing; columns seen: "
-                f"{', '.join(source.column_names)}"
-            )
-        return {name: source.column(name) for name in names}
-
-    def _samples(self, source: pa.Table, split: str) -> tuple[pa.Table, list[Found]]:
-        """Every row as a sample row (bad ones may hold anything) and every problem found."""
-        table, problems = self._prepare(source)
-        labels = (self.labels,) if self.labels else ()
-        needed = (*self.context_columns, *self.choice_columns, *labels)
-        missing = [n for n in needed if n not in table.column_names]
-        if missing:
-            raise LayoutError(
-                f"{self._where(split)}: column {missing[0]!r} is missing; "
-                f"columns seen: {', '.join(table.column_names)}"
-            )
-        if self.answer not in table.column_names:
-            raise LayoutError(
-                f"{self._where(split)}: column {self.answer!r} is missing; columns seen: "
-                f"{', '.join(table.column_names)} (a split whose labels are withheld has no "
-                f"answers, so its rows cannot be samples)"
-            )
-        out_schema = self.schema(table.schema, split)
-        for name in self.context_columns:
-            if not is_text(table.schema.field(name).type):
-                raise LayoutError(
-                    f"{self._where(split)}: context column {name!r} should hold strings, "
-                    f"got {table.schema.field(name).type}"
-                )
-        if len(self.context_columns) == 1:
-            context: pa.Array | pa.ChunkedArray = table.column(self.context_columns[0])
-        else:
-            context = join_columns(table, self.context_columns, self.context_join)
-        choices, choice_problems = self._choices(table)
-        if self.blank is not None:
-            context, choices, blanks = fill_blank(
-                context.combine_chunks().cast(pa.string()), choices, self.blank
-            )
-            where = (self._context_label,)
-            problems += [
-                Found(np.array([row], np.int64), where, expected, [got], note)
-                for row, expected, got, note in blanks
-            ]
-        answer, answer_problems = self._answer(table, choices, split)
-        n = table.num_rows
-        extra = self._extra(table, out_schema.field("extra").type)
-        problems += [*choice_problems, answer_problems]
-        problems += self._core_problems(context, choices, answer, extra)
-        samples = pa.Table.from_arrays(
-            [
-                _constant(TASK_TYPE, n),
-                _constant(self.style, n),
-                context.cast(pa.string()),
-                choices,
-                answer,
-                extra,
-                *(pa.nulls(n, pa.string()) for _ in BLOCKS),
-            ],
-            schema=out_schema,
-        )
-        return samples, problems
-
-    def _prepare(self, table: pa.Table) -> tuple[pa.Table, list[Found]]:
-        """Unnest, then cast the :attr:`types` columns; a cell that does not fit is a problem."""
-        if self.unnest and self.unnest in table.column_names:
-            inner = table.column(self.unnest).combine_chunks()
-            others = [n for n in table.column_names if n != self.unnest]
-            arrays = [table.column(n) for n in others] + inner.flatten()
-            table = pa.Table.from_arrays(arrays, names=others + [f.name for f in inner.type])
-        table = flatten_paths(table, (*self.consumed, *self.keep, *self.drop))
-        problems: list[Found] = []
-        for name, dtype in self.types.items():
-            if name in table.column_names and table.schema.field(name).type != dtype:
-                index = table.schema.get_field_index(name)
-                cast, bad = safe_cast(table.column(name).combine_chunks(), dtype, (name,))
-                table = table.set_column(index, name, cast)
-                problems += bad
-        return table, problems
-
-    def _choices(self, table: pa.Table) -> tuple[pa.Array, list[Found]]:
-        columns = self.choice_columns
-        if len(columns) == 1:
-            column = table.column(columns[0]).combine_chunks()
-            if is_list(column.type):
-                return choices_from_list(column, columns[0])
-            raise LayoutError(
-                f"{self.name}: column {columns[0]!r} should hold a list of choices, "
-                f"got {column.type}; name several columns as choices=(...) instead"
-            )
-        arrays = [table.column(name).combine_chunks() for name in columns]
-        return choices_from_columns(arrays, columns)
-
-    def _answer(self, table: pa.Table, choices: pa.Array, split: str) -> tuple[pa.Array, Found]:
-        """The answer as an int64 index (null where unusable) and the problems found."""
-        raw = table.column(self.answer).combine_chunks()
-        counts = pc.list_value_length(choices)
-        where = f"{self._where(split)}: answer column {self.answer!r}"
-        labels = table.column(self.labels).combine_chunks() if self.labels else None
-        index = answer_index(raw, choices, self.answer_format, where, labels)
-        out_of_range = pc.or_kleene(pc.less(index, 0), pc.greater_equal(index, counts))
-        bad = pc.and_(
-            pc.fill_null(pc.greater_equal(counts, 2), False), pc.fill_null(out_of_range, True)
-        )
-        rows = np.asarray(pc.indices_nonzero(bad), dtype=np.int64)
-        values = raw.take(pa.array(rows)).to_pylist()
-        sizes = counts.take(pa.array(rows)).to_pylist()
-        if labels is None:
-            described = {
-                size: expected_answer(raw.type, size, self.answer_format) for size in set(sizes)
-            }
-            expected = [described[size] for size in sizes]
-        else:
-            row_labels = labels.take(pa.array(rows)).to_pylist()
-            expected = [
-                expected_answer(raw.type, size, self.answer_format, these)
-                for size, these in zip(sizes, row_labels, strict=True)
-            ]
-        withheld = [value is None or value in ("", "-1") or value == -1 for value in values]
-        notes = [_WITHHELD if flag else "" for flag in withheld]
-        problems = Found.at(raw, rows, (self.answer,), expected, notes)
-        return pc.if_else(bad, pa.scalar(None, pa.int64()), index), problems
-
-    def _core_problems(
-        self,
-        context: pa.Array | pa.ChunkedArray,
-        choices: pa.Array,
-        answer: pa.Array,
-        extra: pa.Array,
-    ) -> list[Found]:
-        """Context, choice and extra problems, named by their source columns."""
-        n = len(choices)
-        probe = pa.table(
-            {
-                "task_type": _constant(TASK_TYPE, n),
-                "style": _constant(self.style, n),
-                "context": context.cast(pa.string()),
-                "choices": choices,
-                "answer_index": answer,
-                "extra": extra,
-                **{key: pa.nulls(n, pa.string()) for key in BLOCKS},
-            }
-        )
-        # an extra that is not a struct is the constant "{}" (no column left for it): nothing
-        # to check, and checking would parse it row by row
-        struct = pa.types.is_struct(extra.type)
-        checked = ("context", "choices", "extra") if struct else ("context", "choices")
-        groups = found(probe, columns=checked)
-        return [group.with_path(self._source_path(group.path)) for group in groups]
-
-    def _source_path(self, path: tuple[PathPart, ...]) -> tuple[PathPart, ...]:
-        """A sample column's path as the source's: ``extra.ind`` is the column ``ind``."""
-        column, *inside = path
-        if column == "context":
-            return (self._context_label, *inside)
-        if column == "choices":
-            return (self._choices_label, *inside)
-        return tuple(inside) or path
-
-    def _extra(self, table: pa.Table, extra_type: pa.DataType) -> pa.Array:
-        n = table.num_rows
-        if not pa.types.is_struct(extra_type):
-            return _constant("{}", n)
-        names = self.extra_columns(table.column_names)
-        arrays = [
-            table.column(name).combine_chunks().cast(field.type)
-            for name, field in zip(names, extra_type, strict=True)
-        ]
-        return pa.StructArray.from_arrays(arrays, fields=list(extra_type))
 
     # -- the batch and row forms ------------------------------------------------------------
 
@@ -671,11 +342,3 @@ class MultipleChoiceMapping:
         table = pa.Table.from_pylist([dict(record)])
         converted = self.convert(table, split=split, first_row=row).table
         return SampleSequence(converted, validate=False)[0]
-
-
-def _key_of(keys: Mapping[str, pa.ChunkedArray], position: int) -> dict[str, Any]:
-    return {name: column[position].as_py() for name, column in keys.items()}
-
-
-def _constant(value: str, n: int) -> pa.Array:
-    return pa.nulls(n, pa.string()).fill_null(value)
