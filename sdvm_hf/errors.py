@@ -22,6 +22,7 @@ __all__ = [
     "Reject",
     "SampleTableError",
     "known_kind",
+    "read_category",
 ]
 
 PathPart = str | int
@@ -94,6 +95,17 @@ KINDS: dict[ProblemKind, str] = {
     "unknown": "a problem recorded before kinds existed (an older rejects file)",
 }
 """Every :data:`ProblemKind` with its meaning, in the order the checks run."""
+
+
+def read_category(category: str) -> str:
+    """A category (``"where: kind"``) with what its kind means, for a person to read.
+
+    >>> read_category("options: too_few_choices")
+    'options: too_few_choices (fewer than two choices)'
+    """
+    kind = category.rpartition(": ")[2]
+    meaning = KINDS.get(kind)  # type: ignore[call-overload]
+    return f"{category} ({meaning})" if meaning else category
 
 
 def known_kind(value: object) -> ProblemKind:

@@ -102,7 +102,7 @@ def test_every_row_rejected_exits_non_zero_and_writes_no_sample_file(
     status, out_text, err = run([*argv, "--on-error", "skip", "-o", str(out)], capsys)
     assert status == 1 and "every one of the 2 rows was rejected" in err
     assert not out.exists() and (tmp_path / "test.rejects.jsonl").exists()
-    assert "labels of this split are withheld" in out_text
+    assert "label: label_withheld (no answer at all" in out_text
 
 
 def test_a_typo_in_an_answer_column_names_the_missing_column(

@@ -55,7 +55,7 @@ def test_mmlu_recipe_reports_rejects_by_reason_and_writes_them(tmp_path: Path) -
         "mmlu.py", "--data-files", str(FIXTURES / "mmlu" / "mmlu_pro.parquet"), cwd=tmp_path
     )
     assert done.returncode == 0, done.stderr
-    assert "rejects:      1\n  1  options: expected at least two choices" in done.stdout
+    assert "rejects:      1\n  1  options: too_few_choices (fewer than two choices)" in done.stdout
     assert "answer position (10 choices)" in done.stdout
     assert len((tmp_path / "out" / "mmlu-test.rejects.jsonl").read_text().splitlines()) == 1
     assert len(read_parquet(tmp_path / "out" / "mmlu-test.parquet")) == 7

@@ -21,6 +21,7 @@ from sdvm_hf import (
     write_parquet,
 )
 from sdvm_hf.cli import main
+from sdvm_hf.errors import read_category
 from sdvm_hf.jobs import convert_to_files, read_rejects, rejects_path, report_file
 from sdvm_hf.report import build_report, report_html
 from sdvm_hf.summary import MISSING, REST, Summary, chi_square_sf, position_bias, reject_reasons
@@ -279,7 +280,8 @@ def test_rejects_beside_the_file_are_read_and_shown(tmp_path: Path) -> None:
     assert summary == converted.summary
     assert summary.rows_in == len(samples) + len(samples.rejects)
     page = Page((tmp_path / "pro.html").read_text(encoding="utf-8"))
-    assert {row[0]: count(row[1]) for row in page.body("rejects-by-reason")} == summary.rejects
+    shown = {row[0]: count(row[1]) for row in page.body("rejects-by-reason")}
+    assert shown == {read_category(c): n for c, n in summary.rejects.items()}  # with meanings
     assert str(summary.rows_in) in page.text_of["rejects"]
     assert_page_shows(page, summary)
     assert summary.group_by is None and "groups" not in page.tables

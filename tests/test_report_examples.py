@@ -17,6 +17,7 @@ from test_report import Page, assert_self_contained, count
 from sdvm_hf import MultipleChoiceSample, load_mmlu, read_samples, write_parquet
 from sdvm_hf.cli import main
 from sdvm_hf.diff import word_diff
+from sdvm_hf.errors import read_category
 from sdvm_hf.jobs import convert_to_files, rejects_path
 from sdvm_hf.record import RECORD_KEY
 from sdvm_hf.report import (
@@ -215,9 +216,9 @@ def test_rejects_follow_the_file_through_its_record(stages: Any, tmp_path: Path)
     assert rejected == len(beside.read_text().splitlines()) > 0
     assert report.summary.rows_in == report.summary.samples + rejected
     page = Page(report_html(report))
-    assert {
-        row[0]: count(row[1]) for row in page.body("rejects-by-reason")
-    } == report.summary.rejects
+    assert {row[0]: count(row[1]) for row in page.body("rejects-by-reason")} == {
+        read_category(c): n for c, n in report.summary.rejects.items()
+    }
     assert "pro.rejects.jsonl" in page.text_of["rejects"]
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from sdvm_hf._html import percent
+from sdvm_hf.errors import read_category
 from sdvm_hf.summary.groups import Group
 from sdvm_hf.summary.stats import PositionBias, bias_verdict
 
@@ -43,7 +44,7 @@ def summary_lines(summary: SummaryFields) -> list[str]:
     out.append(f"samples out:  {summary.samples:,}")
     if summary.rows_in is not None:
         out.append(f"rejects:      {sum(summary.rejects.values()):,}")
-        out += [f"  {count:,}  {reason}" for reason, count in summary.rejects.items()]
+        out += [f"  {count:,}  {read_category(c)}" for c, count in summary.rejects.items()]
     out.append("by class:     " + _pairs(summary.by_class))
     out.append("by style:     " + _pairs(summary.by_style))
     out.append("choices:      " + _pairs({f"{n} choices": c for n, c in summary.choices.items()}))

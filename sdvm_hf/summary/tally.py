@@ -34,17 +34,19 @@ choice order: ``order[i]`` is the original position of the choice now at ``i``."
 
 
 def reject_reasons(rejects: Sequence[Problem]) -> dict[str, int]:
-    """Rejects grouped by their fields: where, what was expected, the note (not the value)."""
+    """Rejects grouped by category: where, and the problem's stable kind.
+
+    Not by the message or the value, so rewording a message never changes a report's
+    categories (:data:`sdvm_hf.errors.KINDS` says what each kind means).
+    """
     return dict(_reasons(rejects).most_common())
 
 
 def _reasons(rejects: Sequence[Problem]) -> Counter[str]:
-    """How many rejects have each reason, in order of first appearance."""
+    """How many rejects fall in each category (where and kind), in order of first appearance."""
     if isinstance(rejects, Rejects):
-        return rejects.reasons()
-    return Counter(
-        f"{p.where}: expected {p.expected}" + (f" ({p.note})" if p.note else "") for p in rejects
-    )
+        return rejects.categories()
+    return Counter(p.category for p in rejects)
 
 
 class _Distinct:

@@ -7,6 +7,7 @@ and their bias test, the rejects, and the extra keys.
 from __future__ import annotations
 
 from sdvm_hf._html import Html, bar, el, join, number, percent, table
+from sdvm_hf.errors import read_category
 from sdvm_hf.render.html._parts import has_fixes, letter, section
 from sdvm_hf.render.model import Report
 from sdvm_hf.summary import ALPHA, MIN_EXPECTED, Summary, bias_verdict
@@ -182,7 +183,7 @@ def rejects(report: Report) -> Html:
         ),
         table(
             ["reason", "rows", "share", ""],
-            _share_rows(summary.rejects, summary.rows_in),
+            _share_rows({read_category(c): n for c, n in summary.rejects.items()}, summary.rows_in),
             numeric=(1, 2),
             id="rejects-by-reason",
         ),
