@@ -34,7 +34,7 @@ from sdvm_hf.files import (
     parquet_batches,
     read_samples,
 )
-from sdvm_hf.report import ReportFormat, write_report
+from sdvm_hf.report import ReportFormat, build_report, write_report
 from sdvm_hf.samples import MultipleChoiceSample
 from sdvm_hf.summary import Summary, Tally
 
@@ -171,15 +171,17 @@ def report_file(
     format: ReportFormat | None = None,
     group_by: str | None = None,
 ) -> Summary:
-    """Summarise a sample file with its groups and the rejects file beside it, if any.
+    """Summarise a sample file with its groups, its conversion's rejects and examples.
 
-    With ``output``, also write the report there: HTML (``.html``) or JSON (``.json``), or
-    ``format``. ``group_by`` names the extra key to break the samples down by.
+    The report ``sdvm-hf report`` writes (:func:`sdvm_hf.report.build_report`): the rejects
+    its record names (or the file beside it), a few samples per check. With ``output``, also
+    write it there: HTML (``.html``) or JSON (``.json``), or ``format``. ``group_by`` names
+    the extra key to break the samples down by.
     """
-    summary = _summarize_file(path, rejects_path(path), group_by)
+    built = build_report(path, group_by=group_by)
     if output is not None:
-        write_report(summary, output, format, title=Path(path).name)
-    return summary
+        write_report(built, output, format)
+    return built.summary
 
 
 _SUMMARY_ROWS = 16_384

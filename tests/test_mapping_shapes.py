@@ -248,3 +248,15 @@ def test_a_blank_in_list_column_choices_and_in_sliced_batches() -> None:
 def test_a_blank_needs_one_context_column() -> None:
     with pytest.raises(ValueError, match=r"blank='_' needs one context column"):
         MultipleChoiceMapping(name="t", context=("a", "b"), choices="c", answer="x", blank="_")
+
+
+def test_a_typo_in_a_column_name_is_answered_with_the_close_one() -> None:
+    source = pa.table({"q": ["Why?"], "a": ["x"], "b": ["y"], "answer": [0]})
+    mapping = MultipleChoiceMapping(name="typo", context="q", choices=("a", "b"), answer="answr")
+    with pytest.raises(LayoutError, match=r"column 'answr' is missing; .*did you mean 'answer'\?$"):
+        mapping.table(source)
+    wrong_context = MultipleChoiceMapping(
+        name="typo", context="qq", choices=("a", "b"), answer="answer"
+    )
+    with pytest.raises(LayoutError, match=r"column 'qq' is missing; .*did you mean 'q'\?$"):
+        wrong_context.table(source)

@@ -13,6 +13,7 @@ and the table the pass builds cannot disagree.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
@@ -154,13 +155,16 @@ def sample_rows(mapping: Description, source: pa.Table, split: str) -> tuple[pa.
     if missing:
         raise LayoutError(
             f"{where(mapping, split)}: column {missing[0]!r} is missing; "
-            f"columns seen: {', '.join(table.column_names)}"
+            f"columns seen: {', '.join(table.column_names)}{_close(missing[0], table)}"
         )
     if mapping.answer not in table.column_names:
+        close = _close(mapping.answer, table)
+        why = close or (
+            " (a split whose labels are withheld has no answers, so its rows cannot be samples)"
+        )
         raise LayoutError(
             f"{where(mapping, split)}: column {mapping.answer!r} is missing; columns seen: "
-            f"{', '.join(table.column_names)} (a split whose labels are withheld has no "
-            f"answers, so its rows cannot be samples)"
+            f"{', '.join(table.column_names)}{why}"
         )
     out_schema = sample_schema_of(mapping, table.schema, split)
     for name in mapping.context_columns:
@@ -307,3 +311,9 @@ def _extra(mapping: Description, table: pa.Table, extra_type: pa.DataType) -> pa
 def constant(value: str, n: int) -> pa.Array:
     """``n`` copies of ``value`` as a string array."""
     return pa.nulls(n, pa.string()).fill_null(value)
+
+
+def _close(name: str, table: pa.Table) -> str:
+    """``"; did you mean 'answer'?"`` for a column name that is a typo of one the table has."""
+    near = difflib.get_close_matches(name, table.column_names, n=1)
+    return f"; did you mean {near[0]!r}?" if near else ""
