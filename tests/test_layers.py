@@ -32,7 +32,9 @@ def layer_of(module: str) -> int:
     for number, prefixes in enumerate(LAYERS):
         if any(module == p or module.startswith(p + ".") for p in prefixes):
             return number
-    raise AssertionError(f"{module} is in no layer: add it to LAYERS (and the layers table in docs/design.md)")
+    raise AssertionError(
+        f"{module} is in no layer: add it to LAYERS (and the layers table in docs/design.md)"
+    )
 
 
 def imports(path: Path) -> set[str]:
