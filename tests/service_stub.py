@@ -178,3 +178,21 @@ class StubService:
     def __exit__(self, *exc: object) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+def stub_stage(
+    samples: Any, stage: str, out: Any, conventions: str | None = None, **options: Any
+) -> None:
+    """Run ``stage`` on ``samples`` into ``out`` against a fresh stand-in, retrying fast."""
+    from sdvm_hf.service import Retry, run_stage
+
+    with StubService(**options) as stub:
+        run_stage(
+            samples,
+            stage,  # type: ignore[arg-type]
+            out,
+            api_key=stub.key,
+            base_url=stub.url,
+            conventions=conventions,
+            retry=Retry(rate_limited=1, transient=1, backoff=0.01),
+        )

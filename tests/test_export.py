@@ -10,6 +10,7 @@ import datasets
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from test_presets import ANSWERED
 
 from sdvm_hf import load, read_samples, write_jsonl, write_parquet
 from sdvm_hf.cli import main
@@ -26,18 +27,7 @@ LAYOUTS = [
     ("mmlu", "mmlu/lukaemon.parquet", "test"),
     ("mmlu", "mmlu/global_mmlu.parquet", "test"),
     ("mmlu", "mmlu/mmlu_redux.parquet", "test"),
-    ("arc", "arc/ARC-Challenge-train.parquet", "train"),
-    ("arc", "arc/ARC-Challenge-test.parquet", "test"),
-    ("openbookqa", "openbookqa/main-train.parquet", "train"),
-    ("openbookqa", "openbookqa/main-test.parquet", "test"),
-    ("openbookqa", "openbookqa/additional-train.parquet", "train"),
-    ("commonsense_qa", "commonsense_qa/default-validation.parquet", "validation"),
-    ("piqa", "piqa/default-validation.parquet", "validation"),
-    ("social_i_qa", "social_i_qa/default-validation.parquet", "validation"),
-    ("winogrande", "winogrande/winogrande_xl-train.parquet", "train"),
-    ("winogrande", "winogrande/winogrande_xl-validation.parquet", "validation"),
-    ("swag", "swag/regular-validation.parquet", "validation"),
-    ("truthfulqa", "truthfulqa/multiple_choice-validation.parquet", "validation"),
+    *ANSWERED,  # every other preset's answered fixtures
 ]
 
 
@@ -74,7 +64,7 @@ def test_an_unchanged_file_exports_as_its_source_exactly(
     }
 
 
-@pytest.mark.parametrize(("name", "file", "split"), LAYOUTS[:2] + LAYOUTS[6:], ids=str)
+@pytest.mark.parametrize(("name", "file", "split"), [*LAYOUTS[:2], *ANSWERED], ids=str)
 def test_load_dataset_reads_the_folder_with_the_sources_features(
     name: str, file: str, split: str, tmp_path: Path
 ) -> None:

@@ -28,20 +28,9 @@ FIXTURES = Path(__file__).parent / "fixtures"
 
 def refine(source: Path, out: Path, dataset: str) -> Path:
     pytest.importorskip("sdvm", reason="install the 'sdvm' extra: pip install -e '.[sdvm]'")
-    from service_stub import StubService
+    from service_stub import stub_stage
 
-    from sdvm_hf.service import Retry, run_stage
-
-    with StubService() as stub:
-        run_stage(
-            read_samples(source),
-            "refine",
-            out,
-            api_key=stub.key,
-            base_url=stub.url,
-            conventions=PRESETS[dataset].conventions,
-            retry=Retry(rate_limited=1, transient=1, backoff=0.01),
-        )
+    stub_stage(read_samples(source), "refine", out, PRESETS[dataset].conventions)
     return out
 
 

@@ -475,26 +475,16 @@ def test_the_command_names_what_it_cannot_do(
 @pytest.mark.skipif(sys.version_info < (3, 12), reason="the sdvm SDK needs Python >= 3.12")
 def test_the_page_of_a_file_refined_by_the_stand_in_service(tmp_path: Path) -> None:
     pytest.importorskip("sdvm", reason="install the 'sdvm' extra: pip install -e '.[sdvm]'")
-    from service_stub import StubService
+    from service_stub import stub_stage
 
     from sdvm_hf import PRESETS
-    from sdvm_hf.service import Retry, run_stage
 
     samples = load_hellaswag(bundled=True)
     contexts = samples.table.column("context").to_pylist()
     doubled = [c.replace(" ", "  ", 1) if i % 3 == 0 else c for i, c in enumerate(contexts)]
     table = samples.table.set_column(2, "context", pa.array(doubled))
     out = tmp_path / "refined.parquet"
-    with StubService() as stub:
-        run_stage(
-            SampleSequence(table),
-            "refine",
-            out,
-            api_key=stub.key,
-            base_url=stub.url,
-            conventions=PRESETS["hellaswag"].conventions,
-            retry=Retry(rate_limited=1, transient=1, backoff=0.01),
-        )
+    stub_stage(SampleSequence(table), "refine", out, PRESETS["hellaswag"].conventions)
     summary = report_file(out, tmp_path / "refined.html")
     html = (tmp_path / "refined.html").read_text(encoding="utf-8")
     page = Page(html)

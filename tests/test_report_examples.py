@@ -300,9 +300,7 @@ def test_a_file_refined_by_the_stand_in_with_nested_verdicts(
 ) -> None:
     pytest.importorskip("sdvm", reason="install the 'sdvm' extra: pip install -e '.[sdvm]'")
     import service_stub
-    from service_stub import StubService
-
-    from sdvm_hf.service import Retry, run_stage
+    from service_stub import stub_stage
 
     flat_verdict = service_stub.verdict
 
@@ -320,15 +318,7 @@ def test_a_file_refined_by_the_stand_in_with_nested_verdicts(
 
     write_parquet(SampleSequence(table), before)
     out = tmp_path / "mmlu.refine.parquet"
-    with StubService() as stub:
-        run_stage(
-            read_samples(before),
-            "refine",
-            out,
-            api_key=stub.key,
-            base_url=stub.url,
-            retry=Retry(rate_limited=1, transient=1, backoff=0.01),
-        )
+    stub_stage(read_samples(before), "refine", out)
     refined = list(read_samples(out))
     assert (
         main(["report", str(out), "--original", str(before), "-o", str(tmp_path / "r.json")]) == 0

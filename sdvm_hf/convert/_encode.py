@@ -11,38 +11,12 @@ blank is the preset's to give back (its ``follow`` rule), from the kept columns.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
+
+from sdvm_hf.convert._description import Description
 
 if TYPE_CHECKING:
     from sdvm_hf.samples import MultipleChoiceSample
-
-
-class MultipleChoiceMapping(Protocol):
-    """What the inverse half reads of a mapping's description (no import of the mapping)."""
-
-    @property
-    def name(self) -> str: ...
-    @property
-    def context(self) -> str | tuple[str, ...]: ...
-    @property
-    def choices(self) -> str | tuple[str, ...]: ...
-    @property
-    def answer(self) -> str: ...
-    @property
-    def answer_format(self) -> str: ...
-    @property
-    def labels(self) -> str | None: ...
-    @property
-    def blank(self) -> str | None: ...
-    @property
-    def keep(self) -> tuple[str, ...]: ...
-    @property
-    def rename(self) -> Mapping[str, str]: ...
-    @property
-    def unnest(self) -> str | None: ...
-    @property
-    def context_columns(self) -> tuple[str, ...]: ...
 
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -85,7 +59,7 @@ def _index(value: Any, answer_format: str) -> int | None:
     return None
 
 
-def encode(mapping: MultipleChoiceMapping, sample: MultipleChoiceSample) -> dict[str, Any]:
+def encode(mapping: Description, sample: MultipleChoiceSample) -> dict[str, Any]:
     """The source row ``sample`` stands for, in ``mapping``'s layout (values, not yet typed)."""
     inverse = {key: column for column, key in mapping.rename.items()}
     row: dict[str, Any] = {}
@@ -118,9 +92,7 @@ def encode(mapping: MultipleChoiceMapping, sample: MultipleChoiceSample) -> dict
     return row
 
 
-def _answer(
-    mapping: MultipleChoiceMapping, row: dict[str, Any], index: int, choices: list[str]
-) -> Any:
+def _answer(mapping: Description, row: dict[str, Any], index: int, choices: list[str]) -> Any:
     if mapping.answer in mapping.keep:
         try:
             kept = get(row, mapping.answer)

@@ -24,7 +24,8 @@ from sdvm_hf.arrow._chunks import row_chunks
 from sdvm_hf.arrow._found import Problems, first_per_row
 from sdvm_hf.arrow.rejects import Rejects, json_line
 from sdvm_hf.arrow.sequence import SampleSequence, arrow_table
-from sdvm_hf.convert._table import Description, sample_rows, where
+from sdvm_hf.convert._description import Description
+from sdvm_hf.convert._table import sample_rows, where
 from sdvm_hf.errors import ConversionError, LayoutError
 
 if TYPE_CHECKING:

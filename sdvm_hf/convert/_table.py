@@ -14,61 +14,24 @@ and the table the pass builds cannot disagree.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping, Sequence
-from typing import Protocol
+from collections.abc import Sequence
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from sdvm_hf._wire import BLOCKS, TASK_TYPE, Style, reserved_key
+from sdvm_hf._wire import BLOCKS, TASK_TYPE, reserved_key
 from sdvm_hf.arrow._found import Found
 from sdvm_hf.arrow._rules import found, is_list
 from sdvm_hf.arrow._validate import json_type_problem
 from sdvm_hf.arrow.schema import JSON_EXTRA, normal_type, sample_schema
-from sdvm_hf.convert._answers import AnswerFormat, answer_index, expected_answer
+from sdvm_hf.convert._answers import answer_index, expected_answer
 from sdvm_hf.convert._cells import choices_from_columns, choices_from_list, is_text, safe_cast
 from sdvm_hf.convert._columns import fill_blank, flatten_paths, join_columns
+from sdvm_hf.convert._description import Description
 from sdvm_hf.errors import LayoutError, PathPart, ProblemKind
 
 _WITHHELD = "the labels of this split are withheld, so its rows cannot be samples"
-
-
-class Description(Protocol):
-    """What the pass reads of a mapping's description (see ``MultipleChoiceMapping``)."""
-
-    @property
-    def name(self) -> str: ...
-    @property
-    def context_columns(self) -> tuple[str, ...]: ...
-    @property
-    def context_join(self) -> str: ...
-    @property
-    def choice_columns(self) -> tuple[str, ...]: ...
-    @property
-    def answer(self) -> str: ...
-    @property
-    def answer_format(self) -> AnswerFormat: ...
-    @property
-    def labels(self) -> str | None: ...
-    @property
-    def blank(self) -> str | None: ...
-    @property
-    def keep(self) -> tuple[str, ...]: ...
-    @property
-    def drop(self) -> tuple[str, ...]: ...
-    @property
-    def rename(self) -> Mapping[str, str]: ...
-    @property
-    def style(self) -> Style: ...
-    @property
-    def unnest(self) -> str | None: ...
-    @property
-    def types(self) -> Mapping[str, pa.DataType]: ...
-    @property
-    def extra_order(self) -> tuple[str, ...]: ...
-    @property
-    def consumed(self) -> tuple[str, ...]: ...
 
 
 def where(mapping: Description, split: str) -> str:
