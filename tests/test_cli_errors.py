@@ -219,7 +219,15 @@ def test_convert_refuses_a_fifo_by_name(tmp_path: Path, capsys: pytest.CaptureFi
     )
 
 
-def test_an_unreachable_hub_says_what_works_offline(capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_unreachable_hub_says_what_works_offline(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import datasets
+
+    def offline(path: str, **kwargs: object) -> None:  # what datasets raises with no network
+        raise ConnectionError(f"Couldn't reach '{path}' on the Hub (OfflineModeIsEnabled)")
+
+    monkeypatch.setattr(datasets, "load_dataset", offline)
     status, _, err = run(["convert", "arc", "--split", "test", "-o", "never.parquet"], capsys)
     assert status == 2
     assert "Couldn't reach 'allenai/ai2_arc'" in err
