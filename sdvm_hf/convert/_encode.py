@@ -13,6 +13,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from sdvm_hf.convert._description import Description
 
 if TYPE_CHECKING:
@@ -133,3 +137,135 @@ def _plain(value: Any) -> Any:
     if isinstance(value, list | tuple) or type(value).__name__ == "FrozenList":
         return [_plain(v) for v in value]
     return value
+
+
+# -- the table form -----------------------------------------------------------------------------
+
+
+def encode_table(
+    mapping: Description, table: pa.Table, schema: pa.Schema | None
+) -> pa.Table | None:
+    """:func:`encode` of every row of a sample table at once, in Arrow, typed by ``schema``.
+
+    For rows whose derived columns need no following (an unchanged file, the rows a fix left
+    alone): a kept column is taken as it was kept. ``None`` where the table form cannot say it
+    exactly (extra held as JSON text, a key missing from some samples, a column the schema
+    does not expect or cannot be cast to): the row form then gives each row, or its error.
+    """
+    names = table.column_names
+    if "extra" not in names or not pa.types.is_struct(table.schema.field("extra").type):
+        return None
+    if "extra_missing" in names and table.column("extra_missing").null_count != len(table):
+        return None
+    inverse = {key: column for column, key in mapping.rename.items()}
+    extra = table.column("extra").combine_chunks()
+    columns: dict[str, pa.Array] = {}
+    for field, values in zip(extra.type, extra.flatten(), strict=True):
+        columns[inverse.get(field.name, field.name)] = values
+    choices = table.column("choices").combine_chunks()
+    index = table.column("answer_index").combine_chunks()
+    if isinstance(mapping.context, str) and mapping.blank is None:
+        columns[mapping.context] = table.column("context").combine_chunks()
+    elif any(c not in mapping.keep for c in mapping.context_columns):
+        return None
+    if isinstance(mapping.choices, str):
+        columns[mapping.choices] = choices
+    elif mapping.blank is None:
+        lengths = pc.list_value_length(choices)
+        if pc.any(pc.not_equal(lengths, len(mapping.choices))).as_py():
+            return None
+        for position, column in enumerate(mapping.choices):
+            columns[column] = pc.list_element(choices, position)
+    if mapping.answer not in mapping.keep:
+        answer = _answer_column(mapping, columns, choices, index)
+        if answer is None:
+            return None
+        columns[mapping.answer] = answer
+    return _assemble(mapping, columns, schema)
+
+
+def _answer_column(
+    mapping: Description, columns: dict[str, pa.Array], choices: pa.Array, index: pa.Array
+) -> pa.Array | None:
+    form = mapping.answer_format
+    if form == "index":
+        return index
+    if form == "one_based":
+        return pc.add(index, 1)
+    if form == "letter":
+        return pa.array(list(LETTERS)).take(index)
+    if form == "text":
+        return _element(choices, index)
+    if form == "one_hot":
+        lengths = np.asarray(pc.list_value_length(choices))
+        starts = np.repeat(np.cumsum(lengths) - lengths, lengths)
+        positions = np.arange(lengths.sum()) - starts
+        flags = (positions == np.repeat(np.asarray(index), lengths)).astype(np.int64)
+        offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
+        return pa.ListArray.from_arrays(pa.array(offsets), pa.array(flags))
+    labels = columns.get(mapping.labels or "")
+    if labels is None:
+        return None
+    if pc.any(pc.not_equal(pc.list_value_length(labels), pc.list_value_length(choices))).as_py():
+        return None
+    return _element(labels, index)
+
+
+def _element(lists: pa.Array, index: pa.Array) -> pa.Array:
+    """``lists[i][index[i]]`` for every row."""
+    offsets = np.asarray(lists.offsets)[:-1] + np.asarray(index)
+    return lists.values.take(pa.array(offsets))
+
+
+def _assemble(
+    mapping: Description, columns: dict[str, pa.Array], schema: pa.Schema | None
+) -> pa.Table | None:
+    """The flat columns nested back and cast to ``schema``; ``None`` where they do not fit.
+
+    ``choices.text`` goes back into ``choices``, an unnested row into its struct.
+    """
+    if schema is None:
+        return None if any("." in name for name in columns) else pa.table(columns)
+    fields = list(schema)
+    if mapping.unnest is not None:
+        if len(fields) != 1 or not pa.types.is_struct(fields[0].type):
+            return None
+        inner = _fit(list(fields[0].type), columns)
+        if inner is None:
+            return None
+        arrays = [pa.StructArray.from_arrays(inner, fields=list(fields[0].type))]
+    else:
+        fitted = _fit(fields, columns)
+        if fitted is None:
+            return None
+        arrays = fitted
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def _fit(fields: list[pa.Field], columns: dict[str, pa.Array]) -> list[pa.Array] | None:
+    """Each field's column, cast to its type (a struct built from its dotted children)."""
+    used: set[str] = set()
+    arrays = []
+    for field in fields:
+        if field.name in columns:
+            values = columns[field.name]
+            used.add(field.name)
+        elif pa.types.is_struct(field.type):
+            children = [f"{field.name}.{child.name}" for child in field.type]
+            if any(child not in columns for child in children):
+                return None
+            used.update(children)
+            parts = _fit(
+                list(field.type),
+                {c.name: columns[n] for c, n in zip(field.type, children, strict=True)},
+            )
+            if parts is None:
+                return None
+            values = pa.StructArray.from_arrays(parts, fields=list(field.type))
+        else:
+            return None
+        try:
+            arrays.append(values.cast(field.type) if values.type != field.type else values)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+            return None
+    return arrays if used == set(columns) else None

@@ -6,9 +6,12 @@ import json
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
-from sdvm_hf.convert._encode import EncodeError
+from sdvm_hf.arrow.sequence import SampleSequence
+from sdvm_hf.convert._encode import EncodeError, encode_table
 from sdvm_hf.exporter._inputs import original_file
 from sdvm_hf.exporter._types import ExportError, Part, Policy, Tally
 from sdvm_hf.files import read_samples
@@ -60,80 +63,194 @@ def export_part(
     annotate: bool,
     lines: Any,
 ) -> tuple[pa.Table, Tally]:
+    """The part's rows in its published layout under ``policy``, and their counts.
+
+    The rows a fix left alone go back through the table form of the inverse half at once;
+    the others one by one through the row form and the preset's follow rule. One line per
+    input row goes to ``lines`` (the record beside the data).
+    """
     current = read_samples(part.path)
-    original_path = original_file(part.path, part.record)
-    same = original_path is not None and original_path.resolve() == part.path.resolve()
-    originals = None
-    if original_path is not None and not same:
-        originals = read_samples(original_path)
-        if len(originals) != len(current):
-            raise ExportError(
-                f"{part.path} has {len(current)} rows, its original {original_path} "
-                f"{len(originals)}: a stage must keep every row"
-            )
-    elif original_path is None and (policy == "original" or annotate):
-        raise ExportError(
-            f"{part.path}: the original rows are not found (its record names no convert "
-            "output that still exists), so the original policy and --annotate cannot run"
-        )
-    seen_checks: set[str] = set()
-    rows: list[dict[str, Any]] = []
-    originals_kept: list[dict[str, Any]] = []
-    statuses: list[str] = []
-    failing_lists: list[list[str]] = []
-    changed_columns: dict[str, None] = {}
-    tally = Tally()
-    for index, sample in enumerate(current):
-        published, why = _publish(part, sample, index)
-        before = published
-        if originals is not None:
-            before, _ = _publish(part, originals[index], index)
-        if why:
-            published = before
-        changed = [c for c in published if published[c] != before.get(c)]
-        for name, _ in _checks(sample.reaudit if sample.reaudit is not None else sample.audit):
-            seen_checks.add(name)
-        failed = failing(sample, only)
-        status = "dropped" if failed else "replaced" if changed else "kept"
-        counted = status
-        if policy == "replace" and status == "dropped":
-            counted = "replaced" if changed else "kept"
-        if policy == "original":
-            counted = "kept"
-        tally.add(counted)
-        entry = {
-            "config": part.config,
-            "split": part.split,
-            "row": index,
-            "status": counted,
-            "sdvm_status": status,
-            "failing": failed,
-            "changed": changed,
-            "reason": why,
-        }
-        lines.write(json.dumps(entry, ensure_ascii=False) + "\n")
-        if counted == "dropped":
-            continue
-        chosen = before if policy == "original" else published
-        rows.append(chosen)
-        originals_kept.append(before)
-        statuses.append(status)
-        failing_lists.append(failed)
-        changed_columns.update(dict.fromkeys(changed))
+    own, originals = _originals(part, current, policy, annotate)
+    count = len(current)
+    schema = _schema(part)
+    fast = np.zeros(count, dtype=bool)
+    if schema is not None and own:  # a convert output: every row as it was converted
+        fast = np.ones(count, dtype=bool)
+    elif schema is not None and originals is not None:
+        fast = _unchanged(current, originals)
+    fast_rows = np.flatnonzero(fast)
+    published_fast = None
+    if len(fast_rows):
+        chosen = current.table if fast.all() else current.table.take(fast_rows)
+        published_fast = encode_table(part.mapping, chosen, schema)
+        if published_fast is None:
+            fast[:], fast_rows = False, fast_rows[:0]
+    slow_rows = np.flatnonzero(~fast)
+    published_slow, before_slow, changed_slow, why_slow = _row_form(
+        part, current, originals, slow_rows
+    )
+    published = _interleave(published_fast, _table(part, published_slow), fast_rows, slow_rows)
+    before = _interleave(published_fast, _table(part, before_slow), fast_rows, slow_rows)
+    changed: list[list[str]] = [[] for _ in range(count)]
+    why = [""] * count
+    for position, row in enumerate(slow_rows.tolist()):
+        changed[row], why[row] = changed_slow[position], why_slow[position]
+    failed, seen_checks = _verdicts(current.table, only)
     unknown = [name for name in only if name not in seen_checks and name != "fix.flagged"]
     if unknown:
         raise ExportError(
             f"{part.path}: no verdict has the check {unknown[0]!r}; checks seen: "
             f"{', '.join(sorted(seen_checks)) or '(none: the file is not audited)'}"
         )
-    table = _table(part, rows)
+    statuses = ["kept"] * count
+    counted = ["kept"] * count
+    head = json.dumps({"config": part.config, "split": part.split}, ensure_ascii=False)[:-1]
+    plain = '"status": "kept", "sdvm_status": "kept", "failing": [], "changed": [], "reason": ""}'
+    text = [f'{head}, "row": {row}, {plain}\n' for row in range(count)]
+    for row in (r for r in range(count) if failed[r] or changed[r] or why[r]):
+        status = "dropped" if failed[row] else "replaced" if changed[row] else "kept"
+        kept_as = status
+        if policy == "replace" and status == "dropped":
+            kept_as = "replaced" if changed[row] else "kept"
+        if policy == "original":
+            kept_as = "kept"
+        statuses[row], counted[row] = status, kept_as
+        text[row] = (
+            f'{head}, "row": {row}, "status": "{kept_as}", "sdvm_status": "{status}", '
+            f'"failing": {_json(failed[row])}, "changed": {_json(changed[row])}, '
+            f'"reason": {_json(why[row])}}}\n'
+        )
+    lines.write("".join(text))
+    tally = Tally(rows_in=count)
+    for kept_as in ("kept", "replaced", "dropped"):
+        setattr(tally, kept_as, counted.count(kept_as))
+    keep = pa.array([status != "dropped" for status in counted])
+    table = (before if policy == "original" else published).filter(keep)
     if annotate:
-        table = table.append_column("sdvm_status", pa.array(statuses, pa.string()))
-        table = table.append_column("sdvm_failing", pa.array(failing_lists, pa.list_(pa.string())))
-        for column in changed_columns:
-            values = _table(part, originals_kept).column(column)
-            table = table.append_column(f"original_{column}", values)
+        kept = [row for row in range(count) if counted[row] != "dropped"]
+        table = table.append_column("sdvm_status", pa.array([statuses[r] for r in kept]))
+        table = table.append_column(
+            "sdvm_failing", pa.array([failed[r] for r in kept], pa.list_(pa.string()))
+        )
+        columns = dict.fromkeys(name for names in changed for name in names)
+        for column in columns:
+            table = table.append_column(f"original_{column}", before.column(column).filter(keep))
     return table, tally
+
+
+def _json(value: Any) -> str:
+    return "[]" if value == [] else '""' if value == "" else json.dumps(value, ensure_ascii=False)
+
+
+def _originals(
+    part: Part, current: SampleSequence, policy: Policy, annotate: bool
+) -> tuple[bool, SampleSequence | None]:
+    """Whether the file is its own original (a convert output); else its original rows.
+
+    The original rows are those before the stages, or ``None`` when they are not found.
+    """
+    original_path = original_file(part.path, part.record)
+    if original_path is not None and original_path.resolve() == part.path.resolve():
+        return True, None
+    if original_path is None:
+        if policy == "original" or annotate:
+            raise ExportError(
+                f"{part.path}: the original rows are not found (its record names no convert "
+                "output that still exists), so the original policy and --annotate cannot run"
+            )
+        return False, None
+    originals = read_samples(original_path)
+    if len(originals) != len(current):
+        raise ExportError(
+            f"{part.path} has {len(current)} rows, its original {original_path} "
+            f"{len(originals)}: a stage must keep every row"
+        )
+    return False, originals
+
+
+def _unchanged(current: SampleSequence, originals: SampleSequence) -> np.ndarray:
+    """The rows whose context, choices and answer are what they were."""
+    now, then = current.table, originals.table
+    same = pc.and_(
+        pc.equal(now.column("context"), then.column("context")),
+        pc.equal(now.column("answer_index"), then.column("answer_index")),
+    )
+    for table in (now, then):
+        if table.column("choices").null_count:
+            return np.zeros(len(now), dtype=bool)
+    joined = [pc.binary_join(t.column("choices"), "\x1f") for t in (now, then)]
+    counts = [pc.list_value_length(t.column("choices")) for t in (now, then)]
+    same = pc.and_(same, pc.and_(pc.equal(*joined), pc.equal(*counts)))
+    return np.asarray(pc.fill_null(same, False).to_numpy(zero_copy_only=False), dtype=bool)
+
+
+def _row_form(
+    part: Part, current: SampleSequence, originals: SampleSequence | None, rows: np.ndarray
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[list[str]], list[str]]:
+    """The row form for ``rows``: published, before, the changed columns and the reasons."""
+    published: list[dict[str, Any]] = []
+    before: list[dict[str, Any]] = []
+    changed: list[list[str]] = []
+    why: list[str] = []
+    if not len(rows):
+        return published, before, changed, why
+    indices = pa.array(rows)
+    mine = SampleSequence(current.table.take(indices), validate=False)
+    theirs = (
+        None if originals is None else SampleSequence(originals.table.take(indices), validate=False)
+    )
+    for position, sample in enumerate(mine):
+        row = int(rows[position])
+        now, reason = _publish(part, sample, row)
+        then = now if theirs is None else _publish(part, theirs[position], row)[0]
+        if reason:
+            now = then
+        published.append(now)
+        before.append(then)
+        changed.append([c for c in now if now[c] != then.get(c)])
+        why.append(reason)
+    return published, before, changed, why
+
+
+def _interleave(
+    fast: pa.Table | None, slow: pa.Table, fast_rows: np.ndarray, slow_rows: np.ndarray
+) -> pa.Table:
+    """The rows of both tables back in their input order."""
+    if fast is None or not len(fast_rows):
+        return slow
+    if not len(slow_rows):
+        return fast
+    order = np.argsort(np.concatenate([fast_rows, slow_rows]), kind="stable")
+    return pa.concat_tables([fast, slow.cast(fast.schema)]).take(pa.array(order))
+
+
+def _verdicts(table: pa.Table, only: Sequence[str]) -> tuple[list[list[str]], set[str]]:
+    """Each row's failing checks (see :func:`failing`), and every check seen in a verdict."""
+    count = len(table)
+    verdict = pc.coalesce(table.column("reaudit"), table.column("audit"))
+    fix = table.column("fix")
+    seen: set[str] = set()
+    if verdict.null_count == count and fix.null_count == count:
+        return [[] for _ in range(count)], seen
+    parsed: dict[str, list[tuple[str, bool]]] = {}
+    flagged: dict[str, bool] = {}
+    failed = []
+    for text, fixed in zip(verdict.to_pylist(), fix.to_pylist(), strict=True):
+        checks: list[tuple[str, bool]] = []
+        if text is not None:
+            if text not in parsed:
+                parsed[text] = list(_checks(json.loads(text)))
+                seen.update(name for name, _ in parsed[text])
+            checks = parsed[text]
+        names = [name for name, passed in checks if not passed]
+        if fixed is not None:
+            if fixed not in flagged:
+                block = json.loads(fixed)
+                flagged[fixed] = isinstance(block, dict) and block.get("flagged") is True
+            if flagged[fixed]:
+                names.append("fix.flagged")
+        failed.append([name for name in names if name in only] if only else names)
+    return failed, seen
 
 
 def _features(part: Part) -> Any:
@@ -145,6 +262,17 @@ def _features(part: Part) -> Any:
         return datasets.Features.from_dict(record["features"])
     if part.preset is not None and part.layout in part.preset.features:
         return datasets.Features.from_dict(dict(part.preset.features[part.layout]))
+    return None
+
+
+def _schema(part: Part) -> pa.Schema | None:
+    """The Arrow schema of the part's published layout, where it is known."""
+    features = _features(part)
+    if features is not None:
+        return features.arrow_schema
+    record = part.record or {}
+    if part.layout == record.get("layout") and record.get("schema"):
+        return arrow_schema(record["schema"])
     return None
 
 
