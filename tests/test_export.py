@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 from test_presets import ANSWERED
 
-from sdvm_hf import load, read_samples, write_jsonl, write_parquet
+from sdvm_hf import PRESETS, load, read_samples, write_jsonl, write_parquet
 from sdvm_hf.cli import main
 from sdvm_hf.exporter import ExportError, export
 from sdvm_hf.record import RECORD_KEY, read_record, with_stage
@@ -396,3 +396,19 @@ def test_the_generic_mapping_exports_its_columns_as_they_were_named(tmp_path: Pa
     write_parquet(load(mapping, data_files=str(source)), tmp_path / "s.parquet")
     export(tmp_path / "s.parquet", tmp_path / "out")
     assert exported_table(tmp_path / "out", "default", "train").to_pylist() == rows
+
+
+@pytest.mark.parametrize(("name", "file", "split"), LAYOUTS, ids=str)
+def test_the_table_form_of_the_inverse_half_gives_what_the_row_form_gives(
+    name: str, file: str, split: str
+) -> None:
+    from sdvm_hf.convert._encode import encode_table
+
+    samples = load(name, None, split, data_files=str(FIXTURES / file))
+    schema = pq.read_schema(FIXTURES / file).remove_metadata()
+    mapping = PRESETS[name].mapping(schema.names)
+    by_table = encode_table(mapping, samples.table, schema)
+    assert by_table is not None
+    by_row = [mapping.encode(sample) for sample in samples]
+    typed = pa.Table.from_pylist(by_row).select(schema.names).cast(schema)
+    assert by_table.to_pylist() == typed.to_pylist()

@@ -153,15 +153,16 @@ def encode_table(
     does not expect or cannot be cast to): the row form then gives each row, or its error.
     """
     names = table.column_names
-    if "extra" not in names or not pa.types.is_struct(table.schema.field("extra").type):
-        return None
     if "extra_missing" in names and table.column("extra_missing").null_count != len(table):
         return None
     inverse = {key: column for column, key in mapping.rename.items()}
     extra = table.column("extra").combine_chunks()
     columns: dict[str, pa.Array] = {}
-    for field, values in zip(extra.type, extra.flatten(), strict=True):
-        columns[inverse.get(field.name, field.name)] = values
+    if pa.types.is_struct(extra.type):
+        for field, values in zip(extra.type, extra.flatten(), strict=True):
+            columns[inverse.get(field.name, field.name)] = values
+    elif pc.any(pc.not_equal(extra, "{}")).as_py():  # extra as JSON text: the row form reads it
+        return None
     choices = table.column("choices").combine_chunks()
     index = table.column("answer_index").combine_chunks()
     if isinstance(mapping.context, str) and mapping.blank is None:
