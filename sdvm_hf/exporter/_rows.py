@@ -91,10 +91,13 @@ def export_part(
     )
     published = _interleave(published_fast, _table(part, published_slow), fast_rows, slow_rows)
     before = _interleave(published_fast, _table(part, before_slow), fast_rows, slow_rows)
-    changed: list[list[str]] = [[] for _ in range(count)]
-    why = [""] * count
+    changed: dict[int, list[str]] = {}  # sparse: most rows are as they were
+    why: dict[int, str] = {}
     for position, row in enumerate(slow_rows.tolist()):
-        changed[row], why[row] = changed_slow[position], why_slow[position]
+        if changed_slow[position]:
+            changed[row] = changed_slow[position]
+        if why_slow[position]:
+            why[row] = why_slow[position]
     failed, seen_checks = _verdicts(current.table, only)
     unknown = [name for name in only if name not in seen_checks and name != "fix.flagged"]
     if unknown:
@@ -107,18 +110,18 @@ def export_part(
     head = json.dumps({"config": part.config, "split": part.split}, ensure_ascii=False)[:-1]
     plain = '"status": "kept", "sdvm_status": "kept", "failing": [], "changed": [], "reason": ""}'
     text = [f'{head}, "row": {row}, {plain}\n' for row in range(count)]
-    for row in (r for r in range(count) if failed[r] or changed[r] or why[r]):
-        status = "dropped" if failed[row] else "replaced" if changed[row] else "kept"
+    for row in sorted({*failed, *changed, *why}):
+        status = "dropped" if row in failed else "replaced" if row in changed else "kept"
         kept_as = status
         if policy == "replace" and status == "dropped":
-            kept_as = "replaced" if changed[row] else "kept"
+            kept_as = "replaced" if row in changed else "kept"
         if policy == "original":
             kept_as = "kept"
         statuses[row], counted[row] = status, kept_as
         text[row] = (
             f'{head}, "row": {row}, "status": "{kept_as}", "sdvm_status": "{status}", '
-            f'"failing": {_json(failed[row])}, "changed": {_json(changed[row])}, '
-            f'"reason": {_json(why[row])}}}\n'
+            f'"failing": {_json(failed.get(row, []))}, "changed": {_json(changed.get(row, []))}, '
+            f'"reason": {_json(why.get(row, ""))}}}\n'
         )
     lines.write("".join(text))
     tally = Tally(rows_in=count)
@@ -130,9 +133,9 @@ def export_part(
         kept = [row for row in range(count) if counted[row] != "dropped"]
         table = table.append_column("sdvm_status", pa.array([statuses[r] for r in kept]))
         table = table.append_column(
-            "sdvm_failing", pa.array([failed[r] for r in kept], pa.list_(pa.string()))
+            "sdvm_failing", pa.array([failed.get(r, []) for r in kept], pa.list_(pa.string()))
         )
-        columns = dict.fromkeys(name for names in changed for name in names)
+        columns = dict.fromkeys(name for names in changed.values() for name in names)
         for column in columns:
             table = table.append_column(f"original_{column}", before.column(column).filter(keep))
     return table, tally
@@ -224,18 +227,23 @@ def _interleave(
     return pa.concat_tables([fast, slow.cast(fast.schema)]).take(pa.array(order))
 
 
-def _verdicts(table: pa.Table, only: Sequence[str]) -> tuple[list[list[str]], set[str]]:
-    """Each row's failing checks (see :func:`failing`), and every check seen in a verdict."""
+def _verdicts(table: pa.Table, only: Sequence[str]) -> tuple[dict[int, list[str]], set[str]]:
+    """The failing checks of each row that fails one, and every check seen in a verdict.
+
+    As :func:`failing` says of a sample, read from the block columns (each distinct block
+    parsed once).
+    """
     count = len(table)
     verdict = pc.coalesce(table.column("reaudit"), table.column("audit"))
     fix = table.column("fix")
     seen: set[str] = set()
     if verdict.null_count == count and fix.null_count == count:
-        return [[] for _ in range(count)], seen
+        return {}, seen
     parsed: dict[str, list[tuple[str, bool]]] = {}
     flagged: dict[str, bool] = {}
-    failed = []
-    for text, fixed in zip(verdict.to_pylist(), fix.to_pylist(), strict=True):
+    failed: dict[int, list[str]] = {}
+    rows = zip(verdict.to_pylist(), fix.to_pylist(), strict=True)
+    for row, (text, fixed) in enumerate(rows):
         checks: list[tuple[str, bool]] = []
         if text is not None:
             if text not in parsed:
@@ -249,7 +257,10 @@ def _verdicts(table: pa.Table, only: Sequence[str]) -> tuple[list[list[str]], se
                 flagged[fixed] = isinstance(block, dict) and block.get("flagged") is True
             if flagged[fixed]:
                 names.append("fix.flagged")
-        failed.append([name for name in names if name in only] if only else names)
+        if only:
+            names = [name for name in names if name in only]
+        if names:
+            failed[row] = names
     return failed, seen
 
 
