@@ -63,24 +63,25 @@ class AtomicFile:
 
     def __init__(self, destination: str | os.PathLike[str]) -> None:
         self.destination = Path(destination)
+        tmp = None
         try:
             self.destination.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(
                 dir=self.destination.parent, prefix=f".{self.destination.name}.", suffix=".tmp"
             )
-        except OSError as error:
-            raise OSError(
-                error.errno, f"cannot write {self.destination}: {error.strerror}"
-            ) from None
-        os.close(fd)
+            os.close(fd)
+            os.chmod(tmp, 0o666 & ~_umask())
+        except BaseException as error:  # Ctrl-C or SIGTERM included: no temporary file left
+            if tmp is not None:
+                Path(tmp).unlink(missing_ok=True)
+            if isinstance(error, OSError):
+                raise OSError(
+                    error.errno, f"cannot write {self.destination}: {error.strerror}"
+                ) from None
+            raise
         self.path = Path(tmp)
         """The temporary file to write."""
         self._done = False
-        try:
-            os.chmod(self.path, 0o666 & ~_umask())
-        except BaseException:
-            self.discard()
-            raise
 
     def commit(self) -> None:
         """Move the written file into place."""

@@ -131,27 +131,30 @@ def convert_to_files(
     tally.add_rejects(())  # a conversion's summary says rows in, even of an empty source
     beside = rejects_path(output)
     writer = SampleWriter(output, format)  # first, so an unwritable folder names the output
-    try:
+    rejected: AtomicFile | None = None
+    try:  # whenever an interrupt lands, neither temporary file is left behind
         rejected = AtomicFile(beside)
+        with rejected:
+            with writer, rejected.path.open("w", encoding="utf-8") as lines:
+                for table, rejects in samples.batches():
+                    tally.add(table)
+                    tally.add_rejects(rejects)
+                    writer.write(table)
+                    write_rejects(rejects, lines)
+                if tally.samples == 0 and tally.rejected:
+                    writer.discard()
+                writer.record = converted_record(
+                    samples, tally.samples, tally.rejected, beside if tally.rejected else None
+                )
+            # the sample file is in place before the rejects file changes
+            if not tally.rejected:
+                rejected.discard()
+                beside.unlink(missing_ok=True)
     except BaseException:
         writer.discard()
-        raise
-    with rejected:
-        with writer, rejected.path.open("w", encoding="utf-8") as lines:
-            for table, rejects in samples.batches():
-                tally.add(table)
-                tally.add_rejects(rejects)
-                writer.write(table)
-                write_rejects(rejects, lines)
-            if tally.samples == 0 and tally.rejected:
-                writer.discard()
-            writer.record = converted_record(
-                samples, tally.samples, tally.rejected, beside if tally.rejected else None
-            )
-        # the sample file is in place before the rejects file changes
-        if not tally.rejected:
+        if rejected is not None:
             rejected.discard()
-            beside.unlink(missing_ok=True)
+        raise
     return Converted(
         output if writer.rows or not tally.rejected else None,
         beside if tally.rejected else None,
