@@ -112,18 +112,6 @@ class Rejects(Sequence[Reject]):
         """Every reject's row number."""
         return [int(row) for problems, _ in self._parts for row in problems.rows]
 
-    def reasons(self) -> Counter[str]:
-        """How many rejects have each reason: where, what was expected, the note."""
-        counts: Counter[str] = Counter()
-        for problems, _ in self._parts:
-            counts.update(
-                f"{format_path(path)}: expected {expected}" + (f" ({note})" if note else "")
-                for path, expected, note in zip(
-                    problems.paths, problems.expected, problems.notes, strict=True
-                )
-            )
-        return counts
-
     def categories(self) -> Counter[str]:
         """How many rejects fall in each category: where and which rule (``Problem.category``).
 

@@ -147,10 +147,10 @@ def _pair(item: str) -> tuple[str, str]:
     return column, key
 
 
-def _load(args: argparse.Namespace) -> StreamingSamples:
+def _load(args: argparse.Namespace, files: list[str]) -> StreamingSamples:
     """The split as a stream: the command holds a few batches at a time, whatever its size."""
     options: SourceOptions = {
-        "data_files": args.data_files,
+        "data_files": files or None,  # expanded once, by the caller
         "revision": args.revision,
         "cache_dir": args.cache_dir,
         "hub": args.hub,
@@ -194,7 +194,7 @@ def _convert(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     with quiet(args.quiet):
-        samples = _load(args)
+        samples = _load(args, inputs)
         if args.shuffle_choices is not None:
             samples = shuffle_choices(samples, args.shuffle_choices)
         converted = convert_to_files(samples, args.output, args.format)
