@@ -5,9 +5,15 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import signal
 import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
+
+_LIVE: set[Path] = set()
+"""The temporary files of atomic writes under way: an interrupt removes them all, even one
+that landed before its writer was bound to a name (see :func:`discard_unfinished`)."""
 
 _FULL = ("ENOSPC", "EDQUOT", "EFBIG", "EROFS", "EIO")
 _WRITE_FAILURES = {getattr(errno, name) for name in _FULL if hasattr(errno, name)}
@@ -66,14 +72,17 @@ class AtomicFile:
         tmp = None
         try:
             self.destination.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(
-                dir=self.destination.parent, prefix=f".{self.destination.name}.", suffix=".tmp"
-            )
+            with _signals_held():  # made and listed at once: an interrupt finds it listed
+                fd, tmp = tempfile.mkstemp(
+                    dir=self.destination.parent, prefix=f".{self.destination.name}.", suffix=".tmp"
+                )
+                _LIVE.add(Path(tmp))
             os.close(fd)
             os.chmod(tmp, 0o666 & ~_umask())
         except BaseException as error:  # Ctrl-C or SIGTERM included: no temporary file left
             if tmp is not None:
                 Path(tmp).unlink(missing_ok=True)
+                _LIVE.discard(Path(tmp))
             if isinstance(error, OSError):
                 raise OSError(
                     error.errno, f"cannot write {self.destination}: {error.strerror}"
@@ -89,6 +98,7 @@ class AtomicFile:
             self._done = True
             try:
                 os.replace(self.path, self.destination)
+                _LIVE.discard(self.path)
             except OSError as error:
                 self.path.unlink(missing_ok=True)
                 raise named(error, self.destination) from error
@@ -100,6 +110,7 @@ class AtomicFile:
         """Remove the temporary file; the destination stays as it was."""
         self._done = True
         self.path.unlink(missing_ok=True)
+        _LIVE.discard(self.path)
 
     def __enter__(self) -> AtomicFile:
         return self
@@ -127,3 +138,24 @@ def atomic_path(destination: str | os.PathLike[str]) -> Iterator[Path]:
             yield file.path
         except OSError as error:
             raise named(error, file.destination) from error
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """Ctrl-C and SIGTERM wait (on POSIX, in the main thread) until the block is done."""
+    main = threading.current_thread() is threading.main_thread()
+    if not hasattr(signal, "pthread_sigmask") or not main:
+        yield
+        return
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
+def discard_unfinished() -> None:
+    """Remove the temporary file of every atomic write still under way (after an interrupt)."""
+    for path in list(_LIVE):
+        path.unlink(missing_ok=True)
+        _LIVE.discard(path)

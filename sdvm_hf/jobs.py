@@ -130,9 +130,10 @@ def convert_to_files(
     tally = Tally()
     tally.add_rejects(())  # a conversion's summary says rows in, even of an empty source
     beside = rejects_path(output)
-    writer = SampleWriter(output, format)  # first, so an unwritable folder names the output
+    writer: SampleWriter | None = None
     rejected: AtomicFile | None = None
     try:  # whenever an interrupt lands, neither temporary file is left behind
+        writer = SampleWriter(output, format)  # first, so an unwritable folder names the output
         rejected = AtomicFile(beside)
         with rejected:
             with writer, rejected.path.open("w", encoding="utf-8") as lines:
@@ -151,7 +152,8 @@ def convert_to_files(
                 rejected.discard()
                 beside.unlink(missing_ok=True)
     except BaseException:
-        writer.discard()
+        if writer is not None:
+            writer.discard()
         if rejected is not None:
             rejected.discard()
         raise

@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from importlib.metadata import version
 from types import FrameType
 
+from sdvm_hf._atomic import discard_unfinished
 from sdvm_hf.cli import _convert, _diff, _export, _files, _report, _service
 from sdvm_hf.errors import ConversionError, LayoutError, SampleTableError
 from sdvm_hf.service.roundtrip import STAGES, Retry, ServiceError
@@ -55,6 +56,7 @@ def main(argv: Sequence[str] | None = None, *, retry: Retry = Retry()) -> int:
         print(f"sdvm-hf {args.command}: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as stop:
+        discard_unfinished()  # one that landed before its writer was bound to a name
         hint = "rerun to resume" if args.command in STAGES else "no partial file was left"
         print(f"sdvm-hf {args.command}: {str(stop) or 'interrupted'}; {hint}", file=sys.stderr)
         return 143 if isinstance(stop, Terminated) else 130

@@ -36,7 +36,6 @@ class SampleWriter:
         self.format: Format = format or format_of(path)
         self.rows = 0
         """The samples written so far."""
-        self._file = AtomicFile(path)
         self._parquet: pq.ParquetWriter | None = None
         self._text: IO[str] | None = None
         self._closed = False
@@ -45,8 +44,13 @@ class SampleWriter:
         self.record: Record | None = None
         """A record to keep in the Parquet file's metadata (see :mod:`sdvm_hf.record`): set
         any time before :meth:`close`, so it can say how many rows were written."""
-        if self.format != "parquet":
-            self._text = _open_text(self._file.path, "w", self.format == "jsonl.gz")
+        self._file = AtomicFile(path)
+        try:  # an interrupt from here on leaves no temporary file
+            if self.format != "parquet":
+                self._text = _open_text(self._file.path, "w", self.format == "jsonl.gz")
+        except BaseException:
+            self._file.discard()
+            raise
 
     def write(self, table: pa.Table) -> None:
         """Append a (canonical, checked) sample table; an ``OSError`` names the file."""
