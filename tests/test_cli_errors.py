@@ -6,6 +6,7 @@ import stat
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -235,3 +236,22 @@ def test_an_unreachable_hub_says_what_works_offline(
         "offline, give the split's files (data_files=..., --data-files) or a folder of Hub "
         "copies in $SDVM_HF_HUB_MIRROR (allenai/ai2_arc under it)"
     )
+
+
+def test_an_interrupt_before_a_writer_is_bound_leaves_no_temporary_file(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sdvm_hf.jobs
+    from sdvm_hf.files import SampleWriter
+
+    class Interrupted(SampleWriter):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)  # its temporary file exists now
+            raise KeyboardInterrupt  # as a signal landing before the caller binds it
+
+    monkeypatch.setattr(sdvm_hf.jobs, "SampleWriter", Interrupted)
+    out = tmp_path / "out" / "h.parquet"
+    status, _, err = run(["convert", "hellaswag", "--bundled", "-o", str(out)], capsys)
+    assert status == 130
+    assert err.endswith("interrupted; no partial file was left\n")
+    assert list(out.parent.iterdir()) == []
