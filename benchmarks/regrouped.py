@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pyarrow as pa
@@ -65,10 +65,11 @@ def main() -> None:
             def load(path: Path = path, split: str = split) -> None:
                 load_hellaswag(split, data_files=path)
 
-            for what, (base_work, our_work) in {
+            pairs: dict[str, tuple[Callable[[], object], Callable[[], object]]] = {
                 "load + write_parquet": (floor, work),
                 "load only": (read, load),
-            }.items():
+            }
+            for what, (base_work, our_work) in pairs.items():
                 times: dict[str, list[float]] = {"floor": [], "aligned": [], "fixed grid": []}
                 for repeat in range(args.repeats + 1):
                     floors = _once(base_work)
