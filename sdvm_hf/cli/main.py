@@ -46,7 +46,9 @@ class _Version(argparse.Action):
     """``--version``, read from the installed metadata only when asked (it is not free)."""
 
     def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
-        super().__init__(option_strings, dest, nargs=0, help="show program's version number and exit")
+        super().__init__(
+            option_strings, dest, nargs=0, help="show program's version number and exit"
+        )
 
     def __call__(self, parser: argparse.ArgumentParser, *args: Any) -> NoReturn:
         from importlib.metadata import version
