@@ -4,7 +4,8 @@ A Parquet file whose row groups are not a multiple of 65,536 rows (100,000 here,
 ``[10:]`` of pyarrow's default layout) made every other fixed-grid slice straddle two chunks
 and be copied whole (``combine_chunks``). ``load_hellaswag(data_files=F)`` + ``write_parquet``
 with today's batches and with the fixed grid, against ``pq.read_table`` + ``pq.write_table``
-of the same file (the floor); and the load alone against ``pq.read_table``; alternately, medians.
+of the same file (the floor); the load alone against ``pq.read_table``; and the batches alone
+(the copies the fixed grid made); alternately, medians.
 
     python benchmarks/regrouped.py [--realdata ../shared/realdata] [--rows 1000000] [--repeats 5]
 """
@@ -19,7 +20,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-from _timing import _once
+from _timing import _once, medians
 
 from sdvm_hf import load_hellaswag, write_parquet
 from sdvm_hf.sources import _convert
@@ -65,6 +66,20 @@ def main() -> None:
             def load(path: Path = path, split: str = split) -> None:
                 load_hellaswag(split, data_files=path)
 
+            table = pq.read_table(path, memory_map=True).slice(10 if "[10:]" in split else 0)
+
+            def ours_batches(table: pa.Table = table) -> object:
+                return list(aligned(table, 0, _convert.BATCH_ROWS))
+
+            def grid_batches(table: pa.Table = table) -> object:
+                return list(fixed_grid(table, 0, _convert.BATCH_ROWS))
+
+            before_alone, ours_alone = medians(grid_batches, ours_batches, args.repeats)
+            print(
+                f"{args.rows:,} HellaSwag rows, {name}, the batches alone: aligned "
+                f"{ours_alone * 1000:.1f} ms, fixed grid {before_alone * 1000:.1f} ms"
+            )
+            del table
             pairs: dict[str, tuple[Callable[[], object], Callable[[], object]]] = {
                 "load + write_parquet": (floor, work),
                 "load only": (read, load),
