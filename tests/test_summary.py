@@ -11,6 +11,7 @@ from collections import Counter
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -19,6 +20,7 @@ from strategies import samples as any_samples
 from sdvm_hf import MultipleChoiceSample, Problem, summarize
 from sdvm_hf.arrow.sequence import samples_to_table
 from sdvm_hf.summary import Tally
+from sdvm_hf.summary.tally import DISTINCT_TEXT
 
 SUBJECTS = st.sampled_from(["anatomy", "law", "virology"])
 VERDICTS = st.dictionaries(
@@ -201,3 +203,46 @@ def test_an_empty_batch_changes_nothing() -> None:
     tally.add(table)
     tally.add(table.slice(1, 0))
     assert tally.summary().as_dict() == summarize(table).as_dict()
+
+
+def _texts(values: list[str], ind: int = 0) -> pa.Table:
+    return samples_to_table(
+        [
+            MultipleChoiceSample.from_dict({**BASE, "ind": ind + n, "subject": value})
+            for n, value in enumerate(values)
+        ]
+    )
+
+
+@pytest.mark.parametrize(
+    ("distinct", "said"),
+    [
+        (DISTINCT_TEXT, f"{DISTINCT_TEXT:,} distinct"),
+        (DISTINCT_TEXT + 1, "more than 1,000 distinct"),
+    ],
+)
+def test_a_text_key_is_counted_exactly_up_to_the_bound(distinct: int, said: str) -> None:
+    values = [f"text {n % distinct}" for n in range(3 * DISTINCT_TEXT)]
+    table = _texts(values)
+    assert summarize(table).extra["subject"] == f"string ({said})"
+    tally = Tally()
+    for offset in range(0, table.num_rows, 700):  # the same, batch by batch
+        tally.add(table.slice(offset, 700))
+    assert tally.summary().extra == summarize(table).extra
+    assert tally.summary().extra["ind"] == f"int64 ({3 * DISTINCT_TEXT:,} distinct)"  # exact
+
+
+def test_past_the_bound_no_text_is_hashed_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    tally = Tally()
+    tally.add(_texts([f"long text {n}" for n in range(DISTINCT_TEXT + 1)]))
+    hashed: list[int] = []
+    unique = pc.unique
+
+    def counting(values: Any, *args: Any, **kwargs: Any) -> Any:
+        hashed.append(len(values))
+        return unique(values, *args, **kwargs)
+
+    monkeypatch.setattr(pc, "unique", counting)
+    tally.add(_texts([f"more text {n}" for n in range(500)], ind=10_000))
+    assert hashed and all(n <= 500 for n in hashed) and len(hashed) == 1  # "ind" only
+    assert tally.summary().extra["subject"] == "string (more than 1,000 distinct)"

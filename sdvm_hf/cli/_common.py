@@ -7,9 +7,10 @@ import json
 import os
 import stat
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sdvm_hf.summary import Summary
+if TYPE_CHECKING:
+    from sdvm_hf.summary import Summary
 
 
 def add_command(commands: Any, name: str, help: str, example: str) -> argparse.ArgumentParser:

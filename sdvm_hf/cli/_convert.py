@@ -5,20 +5,15 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sdvm_hf._progress import quiet
 from sdvm_hf._wire import STYLES
 from sdvm_hf.cli._common import add_command, print_summary, readable_input
-from sdvm_hf.convert._answers import ANSWER_FORMATS
-from sdvm_hf.convert.mapping import MultipleChoiceMapping
-from sdvm_hf.files import FORMATS
-from sdvm_hf.jobs import check_output, convert_to_files
-from sdvm_hf.presets.registry import PRESETS, load
-from sdvm_hf.shuffle import shuffle_choices
-from sdvm_hf.sources.loaders import SourceOptions
-from sdvm_hf.sources.source import expand
-from sdvm_hf.sources.streaming import StreamingSamples
+from sdvm_hf.cli._names import ANSWER_FORMATS, FORMATS, preset_names
+
+if TYPE_CHECKING:
+    from sdvm_hf.convert.mapping import MultipleChoiceMapping
+    from sdvm_hf.sources.streaming import StreamingSamples
 
 EXAMPLE = """sdvm-hf convert hellaswag --bundled -o out/hellaswag.parquet
   sdvm-hf convert hellaswag --split validation -o out/hellaswag.parquet      (from the Hub)
@@ -35,7 +30,7 @@ EXAMPLE = """sdvm-hf convert hellaswag --bundled -o out/hellaswag.parquet
 def add_commands(commands: Any) -> None:
     """Add ``convert``."""
     convert = add_command(commands, "convert", "convert a split to a sample file", EXAMPLE)
-    convert.add_argument("dataset", choices=(*PRESETS, "generic"))
+    convert.add_argument("dataset", choices=(*preset_names(), "generic"))
     source = convert.add_mutually_exclusive_group()
     source.add_argument(
         "--bundled", action="store_true", help="the slice shipped in the package (offline)"
@@ -117,6 +112,8 @@ def add_commands(commands: Any) -> None:
 
 
 def _mapping(args: argparse.Namespace) -> MultipleChoiceMapping:
+    from sdvm_hf.convert.mapping import MultipleChoiceMapping
+
     missing = [flag for flag in ("context", "choices", "answer") if not getattr(args, flag)]
     if missing:
         raise ValueError(f"give --{', --'.join(missing)}")
@@ -149,6 +146,9 @@ def _pair(item: str) -> tuple[str, str]:
 
 def _load(args: argparse.Namespace, files: list[str]) -> StreamingSamples:
     """The split as a stream: the command holds a few batches at a time, whatever its size."""
+    from sdvm_hf.presets.registry import PRESETS, load
+    from sdvm_hf.sources.loaders import SourceOptions
+
     options: SourceOptions = {
         "data_files": files or None,  # expanded once, by the caller
         "revision": args.revision,
@@ -183,6 +183,12 @@ def _load(args: argparse.Namespace, files: list[str]) -> StreamingSamples:
 
 
 def _convert(args: argparse.Namespace) -> int:
+    from sdvm_hf._progress import quiet
+    from sdvm_hf.jobs import check_output, convert_to_files
+    from sdvm_hf.presets.registry import PRESETS
+    from sdvm_hf.shuffle import shuffle_choices
+    from sdvm_hf.sources.source import expand
+
     inputs = expand(args.data_files) if args.data_files else []
     for path in inputs:
         readable_input(path, "a source file")

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 from sdvm_hf.cli._common import add_command
-from sdvm_hf.diff import diff_files
 
 
 def add_commands(commands: Any) -> None:
@@ -34,6 +33,8 @@ def add_commands(commands: Any) -> None:
 
 
 def _diff(args: argparse.Namespace) -> int:
+    from sdvm_hf.diff import diff_files
+
     shown = 0
     for found in diff_files(args.before, args.after, only=args.only, limit=args.limit):
         if shown:

@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from sdvm_hf.exporter import POLICIES, export
+from sdvm_hf.cli._names import POLICIES
 
 
 def add_commands(commands: Any) -> None:
@@ -59,6 +59,8 @@ def add_commands(commands: Any) -> None:
 
 
 def _export(args: argparse.Namespace) -> int:
+    from sdvm_hf.exporter import export
+
     done = export(
         args.samples,
         args.output,

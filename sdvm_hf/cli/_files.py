@@ -6,9 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from sdvm_hf._progress import quiet
 from sdvm_hf.cli._common import add_command, print_summary, readable_input
-from sdvm_hf.jobs import inspect_file, validate_file
 
 
 def add_commands(commands: Any) -> None:
@@ -35,12 +33,17 @@ def add_commands(commands: Any) -> None:
 
 
 def _inspect(args: argparse.Namespace) -> int:
+    from sdvm_hf.jobs import inspect_file
+
     readable_input(args.file)
     print_summary(inspect_file(args.file), args.json)
     return 0
 
 
 def _validate(args: argparse.Namespace) -> int:
+    from sdvm_hf._progress import quiet
+    from sdvm_hf.jobs import validate_file
+
     readable_input(args.file)
     with quiet(args.quiet):
         result = validate_file(args.file)

@@ -8,17 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from sdvm_hf.cli._common import add_command, not_an_input, readable_input
-from sdvm_hf.jobs import rejects_path
-from sdvm_hf.record import read_record
-from sdvm_hf.report import (
-    build_report,
-    rejects_of,
-    report_format,
-    report_html,
-    report_json,
-    write_report,
-)
-from sdvm_hf.summary import EXAMPLES, TOP_GROUPS
+from sdvm_hf.cli._names import EXAMPLES, TOP_GROUPS
 
 
 def add_commands(commands: Any) -> None:
@@ -69,6 +59,17 @@ def add_commands(commands: Any) -> None:
 
 
 def _report(args: argparse.Namespace) -> int:
+    from sdvm_hf.jobs import rejects_path
+    from sdvm_hf.record import read_record
+    from sdvm_hf.report import (
+        build_report,
+        rejects_of,
+        report_format,
+        report_html,
+        report_json,
+        write_report,
+    )
+
     readable_input(args.file)
     if args.output is not None:  # before anything is read: never write over an input
         rejects, _ = rejects_of(read_record(args.file), args.file)

@@ -10,11 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from sdvm_hf.cli._common import add_command, print_summary
-from sdvm_hf.files import read_samples
-from sdvm_hf.jobs import check_output
-from sdvm_hf.presets.registry import PRESETS
-from sdvm_hf.service.roundtrip import MAX_BATCH, STAGES, run_stage
-from sdvm_hf.summary import summarize
+from sdvm_hf.cli._names import MAX_BATCH, STAGES, preset_names
 
 HELP = {
     "audit": "rate every sample with sdvm-audit-1",
@@ -46,7 +42,9 @@ requested (a second Ctrl-C stops at once); one run at a time per output (OUT.loc
             "--base-url", help="the service address (default: $SDVM_BASE_URL, else the SDK's)"
         )
         command.add_argument(
-            "--dataset", choices=sorted(PRESETS), help="use this dataset's default conventions"
+            "--dataset",
+            choices=sorted(preset_names()),
+            help="use this dataset's default conventions",
         )
         command.add_argument(
             "--conventions", help="what formatting is by design (overrides --dataset's)"
@@ -67,6 +65,12 @@ requested (a second Ctrl-C stops at once); one run at a time per output (OUT.loc
 
 
 def _run(args: argparse.Namespace) -> int:
+    from sdvm_hf.files import read_samples
+    from sdvm_hf.jobs import check_output
+    from sdvm_hf.presets.registry import PRESETS
+    from sdvm_hf.service.roundtrip import Retry, run_stage
+    from sdvm_hf.summary import summarize
+
     if not args.verbose:  # one line per request is noise; -v shows them
         logging.getLogger("httpx").setLevel(logging.WARNING)
     conventions = args.conventions
@@ -84,7 +88,7 @@ def _run(args: argparse.Namespace) -> int:
             conventions=conventions,
             batch_size=args.batch_size,
             concurrency=args.concurrency,
-            retry=args.retry,
+            retry=Retry() if args.retry is None else args.retry,
         )
     except KeyboardInterrupt as stop:
         parts = args.output.with_name(args.output.name + ".parts")

@@ -9,16 +9,53 @@ import sys
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from importlib.metadata import version
 from types import FrameType
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from sdvm_hf._atomic import discard_unfinished
 from sdvm_hf.cli import _convert, _diff, _export, _files, _report, _service
+from sdvm_hf.cli._names import STAGES
 from sdvm_hf.errors import ConversionError, LayoutError, SampleTableError
-from sdvm_hf.service.roundtrip import STAGES, Retry, ServiceError
 
-USER_ERRORS = (ConversionError, LayoutError, SampleTableError, ServiceError, OSError, ValueError)
-"""What the command reports in one line (exit 2) rather than as a traceback."""
+if TYPE_CHECKING:
+    from sdvm_hf.service.roundtrip import Retry
+
+USER_ERRORS: tuple[type[Exception], ...] = (
+    ConversionError,
+    LayoutError,
+    SampleTableError,
+    OSError,
+    ValueError,
+)
+"""What the command reports in one line (exit 2) rather than as a traceback; with
+:func:`user_errors`, the service's ``ServiceError`` too."""
+
+_SERVICE = "sdvm_hf.service._base"
+"""Where ``ServiceError`` is defined: a command that never imported it cannot have raised it."""
+
+
+def user_errors() -> tuple[type[Exception], ...]:
+    """:data:`USER_ERRORS`, and ``ServiceError`` once the service is imported.
+
+    Never before: the service imports pyarrow, and the parser must not.
+    """
+    service = sys.modules.get(_SERVICE)
+    return USER_ERRORS if service is None else (*USER_ERRORS, service.ServiceError)
+
+
+class _Version(argparse.Action):
+    """``--version``, read from the installed metadata only when asked (it is not free)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(
+            option_strings, dest, nargs=0, help="show program's version number and exit"
+        )
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any) -> NoReturn:
+        from importlib.metadata import version
+
+        print(f"{parser.prog} {version('sdvm-hf')}")  # on stdout, as argparse's own
+        parser.exit()
 
 
 def parser() -> argparse.ArgumentParser:
@@ -29,17 +66,17 @@ def parser() -> argparse.ArgumentParser:
         epilog="run 'sdvm-hf COMMAND --help' for each command's options and an example",
     )
     root.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
-    root.add_argument("--version", action="version", version=f"%(prog)s {version('sdvm-hf')}")
+    root.add_argument("--version", action=_Version)
     commands = root.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for group in (_convert, _files, _report, _diff, _service, _export):
         group.add_commands(commands)
     return root
 
 
-def main(argv: Sequence[str] | None = None, *, retry: Retry = Retry()) -> int:
+def main(argv: Sequence[str] | None = None, *, retry: Retry | None = None) -> int:
     """Run the command line; return the exit status.
 
-    ``retry`` is the service stages' retry policy (tests pass a fast one).
+    ``retry`` is the service stages' retry policy (tests pass a fast one; default: ``Retry()``).
     """
     root = parser()
     root.set_defaults(retry=retry)
@@ -52,7 +89,9 @@ def main(argv: Sequence[str] | None = None, *, retry: Retry = Retry()) -> int:
     try:
         with _terminate_like_interrupt():
             return int(args.run(args))
-    except USER_ERRORS as error:
+    except Exception as error:
+        if not isinstance(error, user_errors()):
+            raise
         print(f"sdvm-hf {args.command}: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as stop:

@@ -96,16 +96,45 @@ def conversions(
 
 
 def regrouped(table: pa.Table, first_row: int, rows: int) -> Iterator[tuple[int, pa.Table]]:
-    """``table`` in slices of ``rows`` rows, each one chunk.
+    """``table`` in batches of at most ``rows`` rows, each one chunk, copied only when small.
 
-    Small chunks (``datasets`` stores 1,000 rows a chunk) are combined, so the conversion
-    runs on big batches.
+    A big chunk (a Parquet row group: a quarter of ``rows`` or more) is cut into zero-copy
+    slices that never cross its ends, so no batch straddles two chunks and none is copied.
+    Small chunks (``datasets`` stores 1,000 rows a chunk; a JSON block) are combined up to
+    ``rows``, so the conversion still runs on big batches.
     """
+    if not table.num_columns:
+        yield from _sliced(table, first_row, rows)
+        return
+    big = max(rows // 4, 1)
+    pending: list[pa.RecordBatch] = []
+    held = 0
+    offset = first_row
+    for chunk in table.to_batches():
+        if pending and (chunk.num_rows >= big or held + chunk.num_rows > rows):
+            yield offset, _combined(pending, table.schema)
+            offset, pending, held = offset + held, [], 0
+        if chunk.num_rows >= big:
+            for start in range(0, chunk.num_rows, rows):
+                part = pa.Table.from_batches([chunk.slice(start, rows)], schema=table.schema)
+                yield offset + start, part
+            offset += chunk.num_rows
+        elif chunk.num_rows:
+            pending.append(chunk)
+            held += chunk.num_rows
+    if pending:
+        yield offset, _combined(pending, table.schema)
+
+
+def _combined(chunks: list[pa.RecordBatch], schema: pa.Schema) -> pa.Table:
+    table = pa.Table.from_batches(chunks, schema=schema)
+    return table.combine_chunks() if len(chunks) > 1 else table
+
+
+def _sliced(table: pa.Table, first_row: int, rows: int) -> Iterator[tuple[int, pa.Table]]:
+    """A table with no column, in slices of ``rows`` rows."""
     for offset in range(0, table.num_rows, rows):
-        part = table.slice(offset, rows)
-        if part.column(0).num_chunks > 1 if part.num_columns else False:
-            part = part.combine_chunks()
-        yield first_row + offset, part
+        yield first_row + offset, table.slice(offset, rows)
 
 
 def resolve(mapping: MappingChoice, columns: Sequence[str]) -> MultipleChoiceMapping:

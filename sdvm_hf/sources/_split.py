@@ -1,14 +1,18 @@
 """Split specs as ``datasets`` writes them: ``"validation"``, ``"validation[:100]"``.
 
 A spec names one split and optionally a slice of it, in rows or in percent
-(``"test[10%:20%]"``, rounded to the closest row, as ``datasets`` does). It is parsed by
-``datasets.ReadInstruction.from_spec`` and resolved by its ``to_absolute``, so a slice means
-here exactly what it means to ``datasets.load_dataset``; only a spec joining several splits
-(``"train+test"``) is refused.
+(``"test[10%:20%]"``, rounded to the closest row, as ``datasets`` does; or
+``"test[:20%](pct1_dropremainder)"``). It is parsed and resolved here by the rules of
+``datasets.ReadInstruction.from_spec`` and ``to_absolute`` (the same pattern, the same bounds,
+the same refusals; ``tests/test_split.py`` checks both agree on every form), so a slice means
+here exactly what it means to ``datasets.load_dataset``, and a local load never imports
+``datasets``. Only a spec joining several splits (``"train+test"``) is refused.
 """
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass
 
 _ACCEPTED = (
@@ -19,6 +23,96 @@ _ACCEPTED = (
 _UNBOUNDED = 2**62
 """A length standing in for "not known yet" when the slice does not depend on it."""
 
+_SPEC = re.compile(
+    r"""
+^
+ (?P<split>\w+(\.\w+)*)
+ (\[
+    ((?P<from>-?[\d_]+)
+     (?P<from_pct>%)?)?
+    :
+    ((?P<to>-?[\d_]+)
+     (?P<to_pct>%)?)?
+ \])?(\((?P<rounding>[^\)]*)\))?
+$
+""",
+    re.X,
+)
+"""One split and its slice: ``datasets.arrow_reader._SUB_SPEC_RE``, character for character."""
+
+_PLUS = re.compile(r"\s*\+\s*")
+"""What joins several splits in a spec (``datasets``' ``_ADDITION_SEP_RE``)."""
+
+_ROUNDINGS = ("closest", "pct1_dropremainder")
+
+
+@dataclass(frozen=True)
+class _Part:
+    """One split of a spec and its slice (``datasets``' ``_RelativeInstruction``)."""
+
+    name: str
+    from_: int | None
+    to: int | None
+    unit: str
+    rounding: str | None
+
+    @classmethod
+    def parse(cls, spec: str) -> _Part:
+        found = _SPEC.match(spec)
+        if not found:
+            raise ValueError(f"Unrecognized instruction format: {spec}")
+        unit = "%" if found.group("from_pct") or found.group("to_pct") else "abs"
+        from_ = int(found.group("from")) if found.group("from") else None
+        to = int(found.group("to")) if found.group("to") else None
+        rounding = found.group("rounding")
+        if rounding is not None and rounding not in _ROUNDINGS:
+            raise ValueError("rounding must be either closest or pct1_dropremainder")
+        if unit != "%" and rounding is not None:
+            raise ValueError("It is forbidden to specify rounding if not using percent slicing.")
+        for bound in (from_, to):
+            if unit == "%" and bound is not None and abs(bound) > 100:
+                raise ValueError("Percent slice boundaries must be > -100 and < 100.")
+        if rounding is None and unit == "%":
+            rounding = "closest"
+        return cls(found.group("split"), from_, to, unit, rounding)
+
+    def absolute(self, length: int) -> tuple[int, int]:
+        """The rows ``[from, to)`` of a split of ``length`` rows (``_rel_to_abs_instr``)."""
+        from_, to = self.from_, self.to
+        if self.unit == "%":
+            from_ = 0 if from_ is None else self._rows(from_, length)
+            to = length if to is None else self._rows(to, length)
+        else:
+            from_ = 0 if from_ is None else from_
+            to = length if to is None else to
+        if from_ < 0:
+            from_ = max(length + from_, 0)
+        if to < 0:
+            to = max(length + to, 0)
+        return min(from_, length), min(to, length)
+
+    def _rows(self, percent: int, length: int) -> int:
+        if self.rounding == "closest":
+            return round(percent * length / 100.0)
+        if length < 100:
+            raise ValueError(
+                'Using "pct1_dropremainder" rounding on a split with less than 100 '
+                "elements is forbidden: it always results in an empty dataset."
+            )
+        return percent * math.trunc(length / 100.0)  # truncated: -99.5% is -99%
+
+
+def _parts(spec: str) -> list[_Part]:
+    """Every split a spec names, with its slice, or ``ValueError`` as ``from_spec`` raises it."""
+    parts = [_Part.parse(sub) for sub in _PLUS.split(spec)]
+    first = parts[0]
+    for part in parts[1:]:
+        if first.unit != "abs" and part.unit != "abs" and first.rounding != part.rounding:
+            raise ValueError(
+                "It is forbidden to sum ReadInstruction instances with different rounding values."
+            )
+    return parts
+
 
 @dataclass(frozen=True)
 class SplitSpec:
@@ -26,6 +120,8 @@ class SplitSpec:
 
     spec: str
     """The spec as given."""
+    part: _Part
+    """The split and its slice, as parsed."""
     name: str
     """The split's name (``"validation"`` for ``"validation[:100]"``)."""
     sliced: bool
@@ -40,20 +136,17 @@ class SplitSpec:
         """
         if not self.sliced:
             return 0, length
-        import datasets
-
         if length is None and self.needs_length:
             raise ValueError(f"split {self.spec!r}: the slice needs the split's length")
         total = _UNBOUNDED if length is None else length
-        instruction = datasets.ReadInstruction.from_spec(self.spec)
         try:
-            (absolute,) = instruction.to_absolute({self.name: total})
+            start, end = self.part.absolute(total)
         except ValueError as error:
             raise ValueError(f"split {self.spec!r} on {length} rows: {error}") from None
-        stop = None if length is None and absolute.to == _UNBOUNDED else absolute.to
-        if stop is not None and absolute.from_ >= stop:
+        stop = None if length is None and end == _UNBOUNDED else end
+        if stop is not None and start >= stop:
             raise self.empty(length)
-        return absolute.from_, stop
+        return start, stop
 
     def empty(self, length: int | None) -> ValueError:
         """The error for a slice that selects no row (``datasets`` refuses it too)."""
@@ -67,17 +160,14 @@ def parse_split(spec: str) -> SplitSpec:
     >>> parse_split("test[10%:20%]").name, parse_split("validation").sliced
     ('test', False)
     """
-    import datasets
-
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"split {spec!r} is not a split spec; give {_ACCEPTED}")
     try:
-        instruction = datasets.ReadInstruction.from_spec(spec)
-    except (ValueError, AssertionError, TypeError) as error:
+        parts = _parts(spec)
+    except ValueError as error:
         raise ValueError(
             f"split {spec!r} is not a split spec ({error}); give {_ACCEPTED}"
         ) from None
-    parts = instruction._relative_instructions
     if len(parts) != 1:
         raise ValueError(f"split {spec!r} joins {len(parts)} splits; give {_ACCEPTED}")
     (part,) = parts
@@ -87,4 +177,4 @@ def parse_split(spec: str) -> SplitSpec:
         or (part.from_ is not None and part.from_ < 0)
         or (part.to is not None and part.to < 0)
     )
-    return SplitSpec(spec, part.splitname, sliced, needs_length)
+    return SplitSpec(spec, part, part.name, sliced, needs_length)

@@ -26,7 +26,7 @@ from sdvm_hf.summary.groups import GROUP_COLUMNS, MISSING, TOP_GROUPS, Group, Gr
 from sdvm_hf.summary.result import Summary
 from sdvm_hf.summary.stats import position_bias
 
-__all__ = ["ORDER_KEY", "Tally", "reject_reasons", "summarize"]
+__all__ = ["DISTINCT_TEXT", "ORDER_KEY", "Tally", "reject_reasons", "summarize"]
 
 ORDER_KEY = "sdvm_hf_choice_order"
 """The extra key where :func:`sdvm_hf.shuffle.shuffle_choices` keeps each sample's original
@@ -49,25 +49,56 @@ def _reasons(rejects: Sequence[Problem]) -> Counter[str]:
     return Counter(p.category for p in rejects)
 
 
+DISTINCT_TEXT = 1_000
+"""Distinct values of a text extra key counted exactly up to this many; past it, a summary
+says "more than 1,000 distinct" (a free-text key such as HellaSwag's ``ctx_a`` has a value
+per row: counting them all cost 7% of a conversion and held every text)."""
+
+
 class _Distinct:
     """The distinct non-null values of a column, seen batch by batch, kept in Arrow.
 
     Each batch's unique values wait in a list and are merged once they outnumber the values
     merged so far, so a stream of any length costs O(n log n) and holds, besides the current
     batch, about twice the distinct values (for HellaSwag's ``ind``, 4 bytes each).
+
+    With a ``bound``, the count is exact up to ``bound`` and then only "more than ``bound``":
+    values are hashed a slice at a time until more than ``bound`` are seen, then never again.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, bound: int | None = None) -> None:
         self._merged: pa.Array | None = None
         self._waiting: list[pa.Array] = []
         self._waiting_values = 0
+        self._bound = bound
+        self._past_bound = False
 
     def add(self, values: pa.ChunkedArray) -> None:
+        if self._bound is not None:
+            self._add_bounded(values, self._bound)
+            return
         unique = pc.unique(values.drop_null())
         self._waiting.append(unique)
         self._waiting_values += len(unique)
         if self._waiting_values > max(4096, 0 if self._merged is None else len(self._merged)):
             self._merge()
+
+    def _add_bounded(self, values: pa.ChunkedArray, bound: int) -> None:
+        step = 4 * bound
+        for offset in range(0, len(values), step):
+            if self._past_bound:
+                return
+            unique = pc.unique(values.slice(offset, step)).drop_null()
+            self._waiting.append(unique)
+            self._waiting_values += len(unique)
+            if self._known() + self._waiting_values > bound:  # perhaps past it: look
+                self._merge()
+                if self._known() > bound:
+                    self._past_bound = True
+                    self._merged, self._waiting, self._waiting_values = None, [], 0
+
+    def _known(self) -> int:
+        return 0 if self._merged is None else len(self._merged)
 
     def _merge(self) -> None:
         parts = ([] if self._merged is None else [self._merged]) + self._waiting
@@ -77,7 +108,13 @@ class _Distinct:
 
     def __len__(self) -> int:
         self._merge()
-        return 0 if self._merged is None else len(self._merged)
+        return self._known()
+
+    def describe(self) -> str:
+        """``"57 distinct"``, or past the bound ``"more than 1,000 distinct"``."""
+        if self._past_bound:
+            return f"more than {self._bound:,} distinct"
+        return f"{len(self):,} distinct"
 
 
 class Tally:
@@ -86,7 +123,8 @@ class Tally:
     :meth:`add` each sample table as it comes (and :meth:`add_rejects` the rows a conversion
     left out); :meth:`summary` is then exactly what :func:`summarize` gives for all the tables
     concatenated. Besides the current batch, it holds counts, the distinct values of the
-    text and integer extra keys (for their distinct counts) and the counts per group value.
+    integer extra keys and of the text ones up to :data:`DISTINCT_TEXT` (for their distinct
+    counts) and the counts per group value.
     """
 
     def __init__(
@@ -190,9 +228,9 @@ class Tally:
             self._extra_type = dtype
             if pa.types.is_struct(dtype):
                 self._distinct = {
-                    child.name: _Distinct()
+                    child.name: _Distinct(DISTINCT_TEXT if _is_text(child.type) else None)
                     for child in dtype
-                    if pa.types.is_string(child.type) or pa.types.is_integer(child.type)
+                    if _is_text(child.type) or pa.types.is_integer(child.type)
                 }
         elif dtype != self._extra_type:
             raise ValueError(
@@ -222,7 +260,7 @@ class Tally:
             }
         described = {child.name: str(child.type) for child in self._extra_type}
         for key, distinct in self._distinct.items():
-            described[key] += f" ({len(distinct):,} distinct)"
+            described[key] += f" ({distinct.describe()})"
         return described
 
     def _group_key(self) -> str | None:
@@ -276,6 +314,10 @@ class Tally:
             },
             left_in_place=self._in_place,
         )
+
+
+def _is_text(dtype: pa.DataType) -> bool:
+    return bool(pa.types.is_string(dtype))
 
 
 def _value_counts(values: pa.ChunkedArray) -> dict[Any, int]:

@@ -1,0 +1,103 @@
+"""The cold path's batches: chunk-aligned and zero-copy, output identical (issue #19, point 1).
+
+The fixed grid of slices they replace is kept here as the reference.
+"""
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import sdvm_hf
+from sdvm_hf.presets.registry import PRESETS
+from sdvm_hf.sources import _convert
+from sdvm_hf.sources._convert import convert_table, regrouped
+
+FIXTURES = Path(__file__).parent / "fixtures"
+HELLASWAG = pq.read_table(FIXTURES / "hellaswag" / "validation.parquet")
+MMLU_PRO = pq.read_table(FIXTURES / "mmlu" / "mmlu_pro.parquet")  # row 6 is a bad row
+
+
+def _fixed_grid(table: pa.Table, first_row: int, rows: int) -> Iterator[tuple[int, pa.Table]]:
+    """The batches before: slices at every ``rows`` rows, combined when they straddle chunks."""
+    for offset in range(0, table.num_rows, rows):
+        part = table.slice(offset, rows)
+        if part.column(0).num_chunks > 1 if part.num_columns else False:
+            part = part.combine_chunks()
+        yield first_row + offset, part
+
+
+def _chunked(table: pa.Table, sizes: list[int], copies: int) -> pa.Table:
+    """``table`` repeated ``copies`` times, re-chunked to ``sizes`` (cycled) rows a chunk."""
+    whole = pa.concat_tables([table] * copies).combine_chunks()
+    chunks, offset, n = [], 0, 0
+    while offset < whole.num_rows:
+        size = sizes[n % len(sizes)]
+        chunks.extend(whole.slice(offset, size).to_batches())
+        offset, n = offset + size, n + 1
+    return pa.Table.from_batches(chunks, schema=whole.schema)
+
+
+def _bytes(samples: sdvm_hf.SampleSequence, path: Path) -> bytes:
+    sdvm_hf.write_parquet(samples, path)
+    return path.read_bytes()
+
+
+@given(
+    source=st.sampled_from(["hellaswag", "mmlu"]),
+    sizes=st.lists(st.integers(1, 40), min_size=1, max_size=6),
+    copies=st.integers(1, 12),
+    batch=st.sampled_from([4, 8, 16, 65_536]),
+    start=st.integers(0, 5),
+)
+def test_the_output_is_the_fixed_grids_byte_for_byte(
+    source: str,
+    sizes: list[int],
+    copies: int,
+    batch: int,
+    start: int,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    raw, preset = (HELLASWAG, "hellaswag") if source == "hellaswag" else (MMLU_PRO, "mmlu")
+    table = _chunked(raw, sizes, copies).slice(start)  # a sliced split starts mid-chunk
+    mapping = PRESETS[preset].mapping(table.column_names)
+    folder = tmp_path_factory.mktemp("out")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_convert, "BATCH_ROWS", batch)
+        ours = convert_table(table, mapping, "test", "skip", first_row=start)
+        patch.setattr(_convert, "regrouped", _fixed_grid)
+        before = convert_table(table, mapping, "test", "skip", first_row=start)
+    assert ours.table.schema == before.table.schema
+    assert ours.table.equals(before.table)
+    assert list(ours.rejects) == list(before.rejects)
+    assert _bytes(ours, folder / "ours.parquet") == _bytes(before, folder / "before.parquet")
+
+
+@given(sizes=st.lists(st.integers(0, 50), min_size=1, max_size=8), rows=st.integers(1, 20))
+def test_batches_cover_every_row_in_order_each_one_chunk(sizes: list[int], rows: int) -> None:
+    table = _chunked(HELLASWAG, [size or 1 for size in sizes], 8)
+    batches = list(regrouped(table, 100, rows))
+    assert [first for first, _ in batches] == [
+        100 + sum(part.num_rows for _, part in batches[:n]) for n in range(len(batches))
+    ]
+    assert all(0 < part.num_rows <= rows for _, part in batches)
+    assert all(column.num_chunks == 1 for _, part in batches for column in part.columns)
+    assert pa.concat_tables([part for _, part in batches]).equals(table)
+
+
+def test_a_big_chunk_is_sliced_without_a_copy() -> None:
+    """Chunks of a Parquet row group that the fixed grid straddled: now never copied."""
+    table = _chunked(HELLASWAG, [30, 30, 30, 30], 10).slice(5)  # chunks of 25, 30, 30, ...
+    sources = {chunk.buffers()[2].address for chunk in table.column("ctx").chunks}
+    copied = [
+        part
+        for _, part in _fixed_grid(table, 0, 16)
+        if part.column("ctx").chunk(0).buffers()[2].address not in sources
+    ]
+    assert copied  # the fixed grid combined (copied) the slices that straddled two chunks
+    for _, part in regrouped(table, 0, 16):
+        assert part.column("ctx").chunk(0).buffers()[2].address in sources
