@@ -11,6 +11,7 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -58,6 +59,7 @@ def samples(draw: st.DrawFn) -> list[MultipleChoiceSample]:
     return out
 
 
+@pytest.mark.slow  # hypothesis at strength, or a big table
 @settings(max_examples=60, deadline=None)
 @given(samples(), st.lists(st.integers(0, 25), max_size=3))
 def test_every_boolean_leaf_is_counted_per_block_and_group(

@@ -135,6 +135,7 @@ def by_rows(mapping: MultipleChoiceMapping, table: pa.Table) -> tuple[list[Any],
     return samples, rejected
 
 
+@pytest.mark.slow  # hypothesis at strength, or a big table
 @pytest.mark.parametrize("name", sorted(CASES))
 @given(data=st.data())
 def test_corrupted_rows_are_rejected_and_nothing_is_lost_in_every_form(

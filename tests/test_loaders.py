@@ -284,6 +284,7 @@ def test_rows_are_numbered_across_batches_eager_and_streaming(tmp_path: Path) ->
     assert eager.rejects.rows == stream.rejects.rows == bad
 
 
+@pytest.mark.slow  # hypothesis at strength, or a big table
 @pytest.mark.parametrize("name", ["out.parquet", "out.jsonl"])
 def test_a_stream_is_written_batch_by_batch_and_equals_the_eager_file(
     tmp_path: Path, name: str

@@ -54,6 +54,7 @@ def _bytes(samples: sdvm_hf.SampleSequence, path: Path) -> bytes:
     batch=st.sampled_from([4, 8, 16, 65_536]),
     start=st.integers(0, 5),
 )
+@pytest.mark.slow  # hypothesis at strength, or a big table
 def test_the_output_is_the_fixed_grids_byte_for_byte(
     source: str,
     sizes: list[int],

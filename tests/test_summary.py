@@ -77,6 +77,7 @@ problems = st.lists(
     problems,
     st.sampled_from([None, "subject"]),
 )
+@pytest.mark.slow  # hypothesis at strength, or a big table
 def test_a_summary_built_batch_by_batch_equals_the_whole_tables(
     samples: list[MultipleChoiceSample],
     cuts: list[int],
@@ -102,6 +103,7 @@ def test_a_summary_built_batch_by_batch_equals_the_whole_tables(
     assert (tally.samples, tally.rejected) == (len(samples), len(rejects))
 
 
+@pytest.mark.slow  # hypothesis at strength, or a big table
 @given(st.lists(audited(struct=True), min_size=1, max_size=30), problems)
 def test_a_summary_counts_what_the_samples_hold(
     samples: list[MultipleChoiceSample], rejects: list[Problem]
