@@ -12,7 +12,6 @@ of the same file (the floor); the load alone against ``pq.read_table``; and the 
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import tempfile
 from collections.abc import Callable, Iterator
@@ -20,6 +19,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+from _data import options, replicated
 from _timing import _once, medians
 
 from sdvm_hf import load_hellaswag, write_parquet
@@ -36,13 +36,8 @@ def fixed_grid(table: pa.Table, first_row: int, rows: int) -> Iterator[tuple[int
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--realdata", type=Path, default=Path("/work/shared/realdata"))
-    parser.add_argument("--rows", type=int, default=1_000_000)
-    parser.add_argument("--repeats", type=int, default=5)
-    args = parser.parse_args()
-    source = pq.read_table(args.realdata / "hellaswag" / "hub_validation.parquet")
-    whole = pa.concat_tables([source] * -(-args.rows // source.num_rows)).slice(0, args.rows)
+    args = options(__doc__.splitlines()[0]).parse_args()
+    whole = replicated(args.realdata, "hellaswag/hub_validation.parquet", args.rows)
     aligned = _convert.regrouped
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)

@@ -13,13 +13,12 @@ the conversion.
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import tempfile
 from pathlib import Path
 
-import pyarrow as pa
 import pyarrow.parquet as pq
+from _data import options, replicated
 from _timing import _once
 
 from sdvm_hf import load_hellaswag, summarize
@@ -27,13 +26,8 @@ from sdvm_hf.summary import tally
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--realdata", type=Path, default=Path("/work/shared/realdata"))
-    parser.add_argument("--rows", type=int, default=1_000_000)
-    parser.add_argument("--repeats", type=int, default=5)
-    args = parser.parse_args()
-    source = pq.read_table(args.realdata / "hellaswag" / "hub_validation.parquet")
-    whole = pa.concat_tables([source] * -(-args.rows // source.num_rows)).slice(0, args.rows)
+    args = options(__doc__.splitlines()[0]).parse_args()
+    whole = replicated(args.realdata, "hellaswag/hub_validation.parquet", args.rows)
     bound = tally.DISTINCT_TEXT
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "hellaswag.parquet"

@@ -1,0 +1,26 @@
+"""The real rows the benchmarks run on, replicated to a size, and their common options."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+REALDATA = Path("/work/shared/realdata")
+
+
+def options(description: str, rows: int = 1_000_000, repeats: int = 5) -> argparse.ArgumentParser:
+    """``--realdata``, ``--rows`` and ``--repeats``, which every size-driven benchmark takes."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--realdata", type=Path, default=REALDATA)
+    parser.add_argument("--rows", type=int, default=rows)
+    parser.add_argument("--repeats", type=int, default=repeats)
+    return parser
+
+
+def replicated(realdata: Path, file: str, rows: int) -> pa.Table:
+    """The real file's rows repeated to ``rows`` rows."""
+    source = pq.read_table(realdata / file)
+    return pa.concat_tables([source] * -(-rows // source.num_rows)).slice(0, rows)
