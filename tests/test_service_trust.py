@@ -223,7 +223,8 @@ def _damaged(kind: str, raw: bytes, table: pa.Table, row: int, cut: int) -> byte
         changed = with_value(table, "extra", row, {**extra, "activity_label": "Edited"})
     sink = pa.BufferOutputStream()
     pq.write_table(changed.replace_schema_metadata(table.schema.metadata), sink)
-    return sink.getvalue().to_pybytes()
+    written: bytes = sink.getvalue().to_pybytes()
+    return written
 
 
 KINDS = [
