@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -17,6 +17,7 @@ from sdvm_hf.exporter._types import ExportError, Part, Policy, Tally
 from sdvm_hf.files import read_samples
 from sdvm_hf.record import arrow_schema
 from sdvm_hf.samples import MultipleChoiceSample
+from sdvm_hf.summary import flatten_block
 
 
 def _publish(part: Part, sample: MultipleChoiceSample, row: int) -> tuple[dict[str, Any], str]:
@@ -30,15 +31,9 @@ def _publish(part: Part, sample: MultipleChoiceSample, row: int) -> tuple[dict[s
     return published, why or ""
 
 
-def _checks(block: Any, prefix: str = "") -> Iterator[tuple[str, bool]]:
-    """Every boolean in a block, nested dicts flattened to dotted names."""
-    if isinstance(block, dict):
-        for key, value in block.items():
-            name = f"{prefix}{key}"
-            if isinstance(value, bool):
-                yield name, value
-            elif isinstance(value, dict):
-                yield from _checks(value, name + ".")
+def _checks(block: Any) -> list[tuple[str, bool]]:
+    """Every boolean in a block by dotted name (the summaries' own reading of a block)."""
+    return list(flatten_block(block)[0].items()) if isinstance(block, dict) else []
 
 
 def failing(sample: MultipleChoiceSample, only: Sequence[str] = ()) -> list[str]:
@@ -247,7 +242,7 @@ def _verdicts(table: pa.Table, only: Sequence[str]) -> tuple[dict[int, list[str]
         checks: list[tuple[str, bool]] = []
         if text is not None:
             if text not in parsed:
-                parsed[text] = list(_checks(json.loads(text)))
+                parsed[text] = _checks(json.loads(text))
                 seen.update(name for name, _ in parsed[text])
             checks = parsed[text]
         names = [name for name, passed in checks if not passed]
