@@ -32,7 +32,7 @@ import pyarrow as pa
 
 from sdvm_hf.exporter._folder import card, configs, move_into_place, write_split
 from sdvm_hf.exporter._inputs import check_folder, check_parts, parent, read_part
-from sdvm_hf.exporter._rows import export_part, failing
+from sdvm_hf.exporter._rows import export_part
 from sdvm_hf.exporter._types import (
     MANIFEST,
     POLICIES,
@@ -43,7 +43,7 @@ from sdvm_hf.exporter._types import (
     Tally,
 )
 
-__all__ = ["POLICIES", "ExportError", "Exported", "Policy", "Tally", "export", "failing"]
+__all__ = ["POLICIES", "ExportError", "Exported", "Policy", "Tally", "export"]
 
 
 def export(

@@ -36,21 +36,6 @@ def _checks(block: Any) -> list[tuple[str, bool]]:
     return list(flatten_block(block)[0].items()) if isinstance(block, dict) else []
 
 
-def failing(sample: MultipleChoiceSample, only: Sequence[str] = ()) -> list[str]:
-    """The checks the sample's final verdict fails, and ``fix.flagged`` if its fix is flagged.
-
-    The final verdict is the reaudit where there is one, else the audit; a check is any
-    boolean in it, nested dicts flattened to dotted names. ``only`` narrows them to these.
-    """
-    verdict = sample.reaudit if sample.reaudit is not None else sample.audit
-    failed = [name for name, passed in _checks(verdict) if not passed]
-    if isinstance(sample.fix, dict) and sample.fix.get("flagged") is True:
-        failed.append("fix.flagged")
-    if only:
-        failed = [name for name in failed if name in only]
-    return failed
-
-
 def export_part(
     part: Part,
     policy: Policy,
@@ -225,8 +210,10 @@ def _interleave(
 def _verdicts(table: pa.Table, only: Sequence[str]) -> tuple[dict[int, list[str]], set[str]]:
     """The failing checks of each row that fails one, and every check seen in a verdict.
 
-    As :func:`failing` says of a sample, read from the block columns (each distinct block
-    parsed once).
+    A row's final verdict is its reaudit where there is one, else its audit; a check is any
+    boolean in it (nested dicts by dotted name), and ``fix.flagged`` fails when its fix is
+    flagged; ``only`` narrows them. Read from the block columns, each distinct block parsed
+    once.
     """
     count = len(table)
     verdict = pc.coalesce(table.column("reaudit"), table.column("audit"))
