@@ -69,8 +69,10 @@ def export_part(
     published_slow, before_slow, changed_slow, why_slow = _row_form(
         part, current, originals, slow_rows
     )
-    published = _interleave(published_fast, _table(part, published_slow), fast_rows, slow_rows)
-    before = _interleave(published_fast, _table(part, before_slow), fast_rows, slow_rows)
+    published = _interleave(
+        published_fast, _table(part, published_slow, schema), fast_rows, slow_rows
+    )
+    before = _interleave(published_fast, _table(part, before_slow, schema), fast_rows, slow_rows)
     changed: dict[int, list[str]] = {}  # sparse: most rows are as they were
     why: dict[int, str] = {}
     for position, row in enumerate(slow_rows.tolist()):
@@ -269,17 +271,12 @@ def _schema(part: Part) -> pa.Schema | None:
     return None
 
 
-def _table(part: Part, rows: list[dict[str, Any]]) -> pa.Table:
-    features = _features(part)
-    record = part.record or {}
-    if features is None and part.layout == record.get("layout") and record.get("schema"):
-        schema = arrow_schema(record["schema"])
-        _check_columns(part, rows, schema.names)
-        return _typed(part, rows, schema)
-    if features is None:  # a file built by hand: its rows say what they hold
+def _table(part: Part, rows: list[dict[str, Any]], schema: pa.Schema | None) -> pa.Table:
+    """Rows of the row form as a table in the layout's ``schema`` (see :func:`_schema`)."""
+    if schema is None:  # a file built by hand: its rows say what they hold
         return pa.Table.from_pylist(rows)
-    _check_columns(part, rows, list(features))
-    return _typed(part, rows, features.arrow_schema)
+    _check_columns(part, rows, schema.names)
+    return _typed(part, rows, schema)
 
 
 def _typed(part: Part, rows: list[dict[str, Any]], schema: pa.Schema) -> pa.Table:
