@@ -24,6 +24,7 @@ import base64
 import hashlib
 import json
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,9 @@ __all__ = [
     "arrow_schema",
     "arrow_schema_text",
     "file_entry",
+    "original_path",
     "read_record",
+    "relative_to",
     "staged",
     "with_stage",
 ]
@@ -121,3 +124,28 @@ def staged(
     else:
         record = {**record, "stages": [*record.get("stages", []), {"stage": stage, "input": None}]}
     return {**metadata, RECORD_KEY: json.dumps(record, ensure_ascii=False).encode()}
+
+
+def relative_to(path: str | os.PathLike[str], name: str) -> Path:
+    """``name`` as a record gives it: absolute, or relative to the folder of the file ``path``."""
+    target = Path(name)
+    return target if target.is_absolute() else Path(os.path.normpath(Path(path).parent / target))
+
+
+def original_path(record: Mapping[str, Any] | None, path: str | os.PathLike[str]) -> Path | None:
+    """The file a stage output came from: its record's last stage's ``input.path``.
+
+    A relative path is relative to the folder of ``path`` (the output); ``None`` when the
+    record names no input (a converted file, or no record).
+
+    >>> record = {"stages": [{"stage": "convert"}, {"stage": "refine",
+    ...           "input": {"path": "mmlu.parquet", "rows": 10}}]}
+    >>> original_path(record, "out/mmlu.refine.parquet")
+    PosixPath('out/mmlu.parquet')
+    """
+    stages = (record or {}).get("stages") or []
+    last = stages[-1] if stages and isinstance(stages[-1], Mapping) else {}
+    source = last.get("input")
+    if not isinstance(source, Mapping) or not isinstance(source.get("path"), str):
+        return None
+    return relative_to(path, source["path"])

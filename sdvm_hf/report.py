@@ -22,7 +22,7 @@ from sdvm_hf.arrow._validate import canonical
 from sdvm_hf.arrow.rejects import Rejects
 from sdvm_hf.diff import rows_of
 from sdvm_hf.files import format_of, jsonl_records, parquet_batches, read_samples
-from sdvm_hf.record import read_record
+from sdvm_hf.record import original_path, read_record, relative_to
 from sdvm_hf.render.html import report_html
 from sdvm_hf.render.json import report_json
 from sdvm_hf.render.model import Report
@@ -45,30 +45,6 @@ ReportFormat = Literal["html", "json"]
 """A report's encoding."""
 
 
-def _relative_to(path: str | os.PathLike[str], name: str) -> Path:
-    target = Path(name)
-    return target if target.is_absolute() else Path(os.path.normpath(Path(path).parent / target))
-
-
-def original_path(record: Mapping[str, Any] | None, path: str | os.PathLike[str]) -> Path | None:
-    """The file a stage output came from: its record's last stage's ``input.path``.
-
-    A relative path is relative to the folder of ``path`` (the output); ``None`` when the
-    record names no input (a converted file, or no record).
-
-    >>> record = {"stages": [{"stage": "convert"}, {"stage": "refine",
-    ...           "input": {"path": "mmlu.parquet", "rows": 10}}]}
-    >>> original_path(record, "out/mmlu.refine.parquet")
-    PosixPath('out/mmlu.parquet')
-    """
-    stages = (record or {}).get("stages") or []
-    last = stages[-1] if stages and isinstance(stages[-1], Mapping) else {}
-    source = last.get("input")
-    if not isinstance(source, Mapping) or not isinstance(source.get("path"), str):
-        return None
-    return _relative_to(path, source["path"])
-
-
 def rejects_of(
     record: Mapping[str, Any] | None, path: str | os.PathLike[str]
 ) -> tuple[Path, int | None]:
@@ -80,7 +56,7 @@ def rejects_of(
     rejects = (record or {}).get("rejects")
     if isinstance(rejects, Mapping) and isinstance(rejects.get("path"), str):
         count = rejects.get("count")
-        return _relative_to(path, rejects["path"]), count if isinstance(count, int) else None
+        return relative_to(path, rejects["path"]), count if isinstance(count, int) else None
     file = Path(path)
     stem = file.name.removesuffix(f".{format_of(file)}")  # the rule of jobs.rejects_path
     return file.with_name(f"{stem}.rejects.jsonl"), None

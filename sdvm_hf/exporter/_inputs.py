@@ -10,7 +10,7 @@ import pyarrow as pa
 from sdvm_hf.convert.mapping import MultipleChoiceMapping
 from sdvm_hf.exporter._types import MANIFEST, ExportError, Part
 from sdvm_hf.presets.registry import PRESETS
-from sdvm_hf.record import Record, read_record
+from sdvm_hf.record import Record, original_path, read_record
 from sdvm_hf.sources._split import parse_split
 
 
@@ -127,13 +127,8 @@ def original_file(path: Path, record: Record | None) -> Path | None:
         stages = record.get("stages") or []
         if not stages or stages[-1].get("stage") == "convert":
             return current
-        given = stages[-1].get("input") or {}
-        if not given.get("path"):
-            return None  # a stage run on samples in memory: nothing to follow
-        source = Path(given["path"])
-        if not source.is_absolute():
-            source = current.parent / source
-        if source in seen or not source.is_file():
+        source = original_path(record, current)  # None: a stage run on samples in memory
+        if source is None or source in seen or not source.is_file():
             return None
         seen.add(source)
         current, record = source, read_record(source)
