@@ -28,7 +28,6 @@ from hypothesis import strategies as st
 from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.files import read_parquet, read_samples, write_parquet
 from sdvm_hf.presets.hellaswag import load_hellaswag
-from sdvm_hf.presets.registry import PRESETS
 from sdvm_hf.service.roundtrip import Retry, ServiceError, run_stage
 
 if sys.version_info < (3, 12):
@@ -38,14 +37,10 @@ if sys.version_info < (3, 12):
 pytest.importorskip("sdvm", reason="install the 'sdvm' extra: pip install -e '.[sdvm]'")
 
 from service_stub import StubService
+from test_service import CLI, CONVENTIONS, FAST, KEY, RESUME  # one set of stand-in settings
 
 from sdvm_hf.cli import main
 
-KEY = "sk-test-secret-key-123"
-CONVENTIONS = PRESETS["hellaswag"].conventions
-FAST = Retry(rate_limited=3, transient=2, backoff=0.01)
-CLI = "from sdvm_hf.cli import main; raise SystemExit(main())"
-RESUME = "finished batches are kept; rerun the same command to resume"
 LOGGER = "sdvm_hf.service.roundtrip"
 
 
