@@ -25,6 +25,15 @@ def _positions(mask: pa.Array | pa.ChunkedArray) -> np.ndarray:
     return np.asarray(pc.indices_nonzero(pc.fill_null(mask, False)), dtype=np.int64)
 
 
+def one_array(column: pa.ChunkedArray) -> pa.Array:
+    """A column as one array: its only chunk as it is (no copy), else its chunks combined.
+
+    The loaders' batches are chunk-aligned slices, one chunk a column, so the pass copies
+    no column that it only reads or casts to its own type.
+    """
+    return column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
+
+
 def is_text(dtype: pa.DataType) -> bool:
     """Whether ``dtype`` holds text (or only nulls)."""
     return dtype in STRING_TYPES or pa.types.is_null(dtype)

@@ -26,7 +26,13 @@ from sdvm_hf.arrow._rules import found, is_list
 from sdvm_hf.arrow._validate import json_type_problem
 from sdvm_hf.arrow.schema import JSON_EXTRA, normal_type, sample_schema
 from sdvm_hf.convert._answers import answer_index, expected_answer
-from sdvm_hf.convert._cells import choices_from_columns, choices_from_list, is_text, safe_cast
+from sdvm_hf.convert._cells import (
+    choices_from_columns,
+    choices_from_list,
+    is_text,
+    one_array,
+    safe_cast,
+)
 from sdvm_hf.convert._columns import fill_blank, flatten_paths, join_columns
 from sdvm_hf.convert._description import Description
 from sdvm_hf.errors import LayoutError, PathPart, ProblemKind
@@ -94,7 +100,7 @@ def sample_schema_of(mapping: Description, source: pa.Schema, split: str = "") -
 def prepare(mapping: Description, table: pa.Table) -> tuple[pa.Table, list[Found]]:
     """Unnest, then cast the ``types`` columns; a cell that does not fit is a problem."""
     if mapping.unnest and mapping.unnest in table.column_names:
-        inner = table.column(mapping.unnest).combine_chunks()
+        inner = one_array(table.column(mapping.unnest))
         others = [n for n in table.column_names if n != mapping.unnest]
         arrays = [table.column(n) for n in others] + inner.flatten()
         table = pa.Table.from_arrays(arrays, names=others + [f.name for f in inner.type])
@@ -103,7 +109,7 @@ def prepare(mapping: Description, table: pa.Table) -> tuple[pa.Table, list[Found
     for name, dtype in mapping.types.items():
         if name in table.column_names and table.schema.field(name).type != dtype:
             index = table.schema.get_field_index(name)
-            cast, bad = safe_cast(table.column(name).combine_chunks(), dtype, (name,))
+            cast, bad = safe_cast(one_array(table.column(name)), dtype, (name,))
             table = table.set_column(index, name, cast)
             problems += bad
     return table, problems
@@ -173,14 +179,14 @@ def sample_rows(mapping: Description, source: pa.Table, split: str) -> tuple[pa.
 def _choices(mapping: Description, table: pa.Table) -> tuple[pa.Array, list[Found]]:
     columns = mapping.choice_columns
     if len(columns) == 1:
-        column = table.column(columns[0]).combine_chunks()
+        column = one_array(table.column(columns[0]))
         if is_list(column.type):
             return choices_from_list(column, columns[0])
         raise LayoutError(
             f"{mapping.name}: column {columns[0]!r} should hold a list of choices, "
             f"got {column.type}; name several columns as choices=(...) instead"
         )
-    arrays = [table.column(name).combine_chunks() for name in columns]
+    arrays = [one_array(table.column(name)) for name in columns]
     return choices_from_columns(arrays, columns)
 
 
@@ -188,10 +194,10 @@ def _answer(
     mapping: Description, table: pa.Table, choices: pa.Array, split: str
 ) -> tuple[pa.Array, Found]:
     """The answer as an int64 index (null where unusable) and the problems found."""
-    raw = table.column(mapping.answer).combine_chunks()
+    raw = one_array(table.column(mapping.answer))
     counts = pc.list_value_length(choices)
     at = f"{where(mapping, split)}: answer column {mapping.answer!r}"
-    labels = table.column(mapping.labels).combine_chunks() if mapping.labels else None
+    labels = one_array(table.column(mapping.labels)) if mapping.labels else None
     answer_format = mapping.answer_format
     index = answer_index(raw, choices, answer_format, at, labels)
     out_of_range = pc.or_kleene(pc.less(index, 0), pc.greater_equal(index, counts))
@@ -265,7 +271,7 @@ def _extra(mapping: Description, table: pa.Table, extra_type: pa.DataType) -> pa
         return constant("{}", n)
     names = extra_columns(mapping, table.column_names)
     arrays = [
-        table.column(name).combine_chunks().cast(field.type)
+        one_array(table.column(name)).cast(field.type)
         for name, field in zip(names, extra_type, strict=True)
     ]
     return pa.StructArray.from_arrays(arrays, fields=list(extra_type))
