@@ -24,7 +24,8 @@ import base64
 import hashlib
 import json
 import os
-from collections.abc import Mapping
+import threading
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,7 @@ __all__ = [
     "Record",
     "arrow_schema",
     "arrow_schema_text",
+    "file_entries_in_background",
     "file_entry",
     "original_path",
     "read_record",
@@ -93,6 +95,38 @@ def file_entry(path: str | os.PathLike[str]) -> dict[str, Any]:
         "bytes": os.path.getsize(path),
         "sha256": digest.hexdigest(),
     }
+
+
+def file_entries_in_background(
+    paths: Sequence[str | os.PathLike[str]],
+) -> Callable[[], list[dict[str, Any]]]:
+    """Start :func:`file_entry` of each path in a thread now; the function returned waits.
+
+    SHA-256 runs at about 0.9 GB/s and ``hashlib`` releases the GIL on large blocks, so a
+    loader starts hashing its source files as it starts reading them and the conversion
+    runs beside it: the record asks for the entries (waiting only for what is left) when a
+    sample file is written. An error (a file gone) is raised to the caller that waits.
+    """
+    paths = list(paths)
+    entries: list[dict[str, Any]] = []
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            entries.extend(file_entry(path) for path in paths)
+        except BaseException as error:  # handed to the waiting caller
+            failure.append(error)
+
+    thread = threading.Thread(target=run, name="sdvm_hf-hash", daemon=True)
+    thread.start()
+
+    def wait() -> list[dict[str, Any]]:
+        thread.join()
+        if failure:
+            raise failure[0]
+        return [dict(entry) for entry in entries]
+
+    return wait
 
 
 def arrow_schema_text(schema: pa.Schema) -> str:

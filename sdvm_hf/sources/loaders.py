@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
-from importlib.metadata import version
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypedDict, Unpack
 
@@ -20,7 +19,8 @@ import pyarrow as pa
 from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.convert.mapping import MultipleChoiceMapping, OnError
 from sdvm_hf.convert.preset import Preset
-from sdvm_hf.record import Record, arrow_schema_text, file_entry
+from sdvm_hf.record import Record, arrow_schema_text, file_entries_in_background
+from sdvm_hf.sources._ahead import read_ahead
 from sdvm_hf.sources._convert import MappingChoice, Selection, convert_table
 from sdvm_hf.sources._csv import CsvLayout
 from sdvm_hf.sources._split import parse_split
@@ -66,8 +66,14 @@ def _load(
     split = source.spec.name
     origin = origin or Origin(None, source)
     if streaming:
+
+        def batches() -> Iterator[tuple[int, pa.Table]]:
+            read = stream_batches(source, STREAM_ROWS)
+            # local files: the next batch is read while this one is converted and written
+            return origin.watch(read_ahead(read) if source.files is not None else read)
+
         streamed = StreamingSamples(
-            lambda: origin.watch(stream_batches(source, STREAM_ROWS)),
+            batches,
             mapping,
             split,
             on_error,
@@ -76,6 +82,7 @@ def _load(
         )
         streamed.provenance = origin.record
         return streamed
+    origin.hash_files()  # in a thread, beside the read and the conversion
     loaded = load_table(source)
     origin.schema = loaded.table.schema
     samples = convert_table(loaded.table, mapping, split, on_error, select, loaded.first_row)
@@ -97,6 +104,17 @@ class Origin:
     layout: str | None = None
     mapping: MultipleChoiceMapping | None = None
     schema: pa.Schema | None = None
+    entries: Callable[[], list[dict[str, Any]]] | None = field(default=None, repr=False)
+    """The source files' entries, hashed in a thread since the read began (local files)."""
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without the hashing thread (``datasets`` pickles a stream's generator)."""
+        return {**self.__dict__, "entries": None}
+
+    def hash_files(self) -> None:
+        """Start hashing the local source files in a thread (a fresh start each pass)."""
+        if self.source.files is not None:
+            self.entries = file_entries_in_background(self.source.files)
 
     def pick(self, columns: Sequence[str], layout: str | None) -> MultipleChoiceMapping:
         assert self.preset is not None
@@ -105,6 +123,7 @@ class Origin:
         return self.mapping
 
     def watch(self, batches: Iterator[tuple[int, pa.Table]]) -> Iterator[tuple[int, pa.Table]]:
+        self.hash_files()  # the files as this pass reads them
         for first_row, batch in batches:
             if self.schema is None:
                 self.schema = batch.schema
@@ -112,11 +131,15 @@ class Origin:
 
     def record(self) -> Record:
         """The record of a sample file written from these samples (see :mod:`sdvm_hf.record`)."""
+        from importlib.metadata import version  # on writing, not on import (start-up time)
+
         source = self.source
         files = source.files
+        if files is not None and self.entries is None:  # samples never read: hash now
+            self.hash_files()
         where: dict[str, Any] = (
-            {"files": [file_entry(file) for file in files]}
-            if files is not None
+            {"files": self.entries()}
+            if files is not None and self.entries is not None
             else {"hub": source.path, "revision": source.revision}
         )
         features = None
