@@ -15,8 +15,6 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import IO, Any
 
-from tqdm import tqdm
-
 _QUIET: ContextVar[bool] = ContextVar("sdvm_hf_quiet", default=False)
 
 
@@ -47,6 +45,8 @@ def disabled(stream: IO[str] | None = None) -> bool:
 
 def bar(total: int | None, desc: str, stream: IO[str] | None = None) -> Any:
     """A bar counting rows (``update(n)``), hidden when :func:`disabled` says so."""
+    from tqdm import tqdm  # on the first bar, not on import (start-up time)
+
     stream = sys.stderr if stream is None else stream
     return tqdm(
         total=total,

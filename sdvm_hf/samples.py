@@ -56,7 +56,7 @@ class MultipleChoiceSample(BaseModel):
     dict returns the specific class for its style.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     context: str
     """The stem or question; never empty or whitespace only."""

@@ -12,7 +12,7 @@ import json
 import math
 from collections.abc import Iterator, Sequence
 from itertools import pairwise
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
@@ -21,7 +21,9 @@ from sdvm_hf._wire import BLOCKS, STYLES, TASK_TYPE
 from sdvm_hf.arrow._rules import is_list
 from sdvm_hf.arrow._validate import json_type_problem
 from sdvm_hf.arrow.schema import EXTRA_MISSING, EXTRA_MISSING_TYPE, JSON_EXTRA, sample_schema
-from sdvm_hf.samples import MultipleChoiceSample, class_for_style
+
+if TYPE_CHECKING:
+    from sdvm_hf.samples import MultipleChoiceSample
 
 # -- encoding ------------------------------------------------------------------------------
 
@@ -152,14 +154,14 @@ def encode(samples: Sequence[MultipleChoiceSample]) -> pa.Table:
 
 # -- decoding ------------------------------------------------------------------------------
 
-_FIELDS_SET = frozenset(MultipleChoiceSample.model_fields)
 
-
-def _trusted(cls: type[MultipleChoiceSample], fields: dict[str, Any]) -> MultipleChoiceSample:
+def _trusted(
+    cls: type[MultipleChoiceSample], fields: dict[str, Any], fields_set: frozenset[str]
+) -> MultipleChoiceSample:
     """A sample from values a vectorised check already accepted (``model_construct``'s way)."""
     sample = cls.__new__(cls)
     object.__setattr__(sample, "__dict__", fields)
-    object.__setattr__(sample, "__pydantic_fields_set__", set(_FIELDS_SET))
+    object.__setattr__(sample, "__pydantic_fields_set__", set(fields_set))
     object.__setattr__(sample, "__pydantic_extra__", None)
     object.__setattr__(sample, "__pydantic_private__", None)
     return sample
@@ -173,6 +175,11 @@ def _blocks(column: pa.ChunkedArray | pa.Array) -> list[Any]:
 
 def decode(batch: pa.Table | pa.RecordBatch) -> Iterator[MultipleChoiceSample]:
     """Typed samples of a checked, canonical batch, column by column."""
+    # the sample types (pydantic) are imported when the first sample is built, not when
+    # the sample table is: a load written straight to Parquet never builds one
+    from sdvm_hf.samples import MultipleChoiceSample, class_for_style
+
+    fields_set = frozenset(MultipleChoiceSample.model_fields)
     extra_column = batch.column("extra")
     if pa.types.is_struct(extra_column.type):
         values = extra_column.to_pylist()
@@ -205,4 +212,5 @@ def decode(batch: pa.Table | pa.RecordBatch) -> Iterator[MultipleChoiceSample]:
                 "fix": fix,
                 "reaudit": reaudit,
             },
+            fields_set,
         )

@@ -16,10 +16,11 @@ from sdvm_hf.arrow._validate import canonical, checked_table
 from sdvm_hf.arrow.rejects import Rejects
 from sdvm_hf.arrow.schema import EXTRA_MISSING, sample_features
 from sdvm_hf.errors import SampleTableError
-from sdvm_hf.samples import MultipleChoiceSample
 
 if TYPE_CHECKING:
     import datasets
+
+    from sdvm_hf.samples import MultipleChoiceSample
 
 __all__ = [
     "SampleSequence",
@@ -56,7 +57,7 @@ class SampleBatches(Protocol):
         ...
 
 
-class SampleSequence(Sequence[MultipleChoiceSample]):
+class SampleSequence(Sequence["MultipleChoiceSample"]):
     """Typed samples backed by an Arrow sample table, built lazily.
 
     ``len``, indexing (an int, a slice, a list or numpy array of ints), slicing and

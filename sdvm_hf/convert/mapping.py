@@ -46,10 +46,11 @@ from sdvm_hf.convert import _run, _table
 from sdvm_hf.convert._answers import ANSWER_FORMATS, AnswerFormat
 from sdvm_hf.convert._encode import encode
 from sdvm_hf.convert._run import REJECT_COLUMN, Conversion, Key, OnError, Rows, split_rejects
-from sdvm_hf.samples import MultipleChoiceSample
 
 if TYPE_CHECKING:
     import datasets
+
+    from sdvm_hf.samples import MultipleChoiceSample
 
 __all__ = [
     "REJECT_COLUMN",

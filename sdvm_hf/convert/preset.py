@@ -10,16 +10,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sdvm_hf.convert.mapping import MultipleChoiceMapping
 from sdvm_hf.errors import LayoutError
-from sdvm_hf.samples import MultipleChoiceSample
+
+if TYPE_CHECKING:
+    from sdvm_hf.samples import MultipleChoiceSample
 
 __all__ = ["Bundled", "Preset"]
 
 
-Follow = Callable[[dict[str, Any], MultipleChoiceSample], str | None]
+Follow = Callable[[dict[str, Any], "MultipleChoiceSample"], str | None]
 """A preset's rule for its derived columns (see :attr:`Preset.follow`)."""
 
 

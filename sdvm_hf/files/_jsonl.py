@@ -8,11 +8,13 @@ import math
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import IO, Any, Literal
+from typing import IO, TYPE_CHECKING, Any, Literal
 
 from sdvm_hf._atomic import atomic_path
 from sdvm_hf.arrow.sequence import SampleBatches, SampleSequence, samples_to_table
-from sdvm_hf.samples import MultipleChoiceSample
+
+if TYPE_CHECKING:
+    from sdvm_hf.samples import MultipleChoiceSample
 
 __all__ = ["iter_jsonl", "jsonl_records", "parse_json", "read_jsonl", "write_jsonl"]
 
@@ -98,6 +100,8 @@ def iter_jsonl(path: str | os.PathLike[str]) -> Iterator[MultipleChoiceSample]:
 
     Blank lines are skipped. A bad line raises ``ValueError`` naming the file and line.
     """
+    from sdvm_hf.samples import MultipleChoiceSample  # pydantic, when a sample is built
+
     for number, record in jsonl_records(path):
         try:
             yield MultipleChoiceSample.from_dict(record)

@@ -7,6 +7,7 @@ import os
 from collections.abc import Iterable, Iterator, Sequence
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -20,7 +21,9 @@ from sdvm_hf.arrow.sequence import SampleBatches, SampleSequence, samples_to_tab
 from sdvm_hf.errors import SampleTableError
 from sdvm_hf.files._writer import SampleWriter
 from sdvm_hf.record import Record, with_record
-from sdvm_hf.samples import MultipleChoiceSample
+
+if TYPE_CHECKING:
+    from sdvm_hf.samples import MultipleChoiceSample
 
 __all__ = [
     "canonical_file",

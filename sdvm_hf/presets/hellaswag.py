@@ -10,16 +10,18 @@ so. Every other column (``ind``, ``activity_label``, ``ctx_a``, ``ctx_b``, ``sou
 
 from __future__ import annotations
 
-from typing import Any, Literal, Unpack, overload
+from typing import TYPE_CHECKING, Any, Literal, Unpack, overload
 
 import pyarrow as pa
 
 from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.convert.mapping import MultipleChoiceMapping, OnError
 from sdvm_hf.convert.preset import Bundled, Preset
-from sdvm_hf.samples import MultipleChoiceSample
 from sdvm_hf.sources.loaders import SourceOptions, load_preset
 from sdvm_hf.sources.streaming import StreamingSamples
+
+if TYPE_CHECKING:
+    from sdvm_hf.samples import MultipleChoiceSample
 
 __all__ = ["HELLASWAG", "PRESET", "load_hellaswag"]
 

@@ -24,14 +24,16 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal, Unpack, overload
+from typing import TYPE_CHECKING, Any, Literal, Unpack, overload
 
 from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.convert.mapping import MultipleChoiceMapping, OnError
 from sdvm_hf.convert.preset import Bundled, Preset
-from sdvm_hf.samples import MultipleChoiceSample
 from sdvm_hf.sources.loaders import SourceOptions, load_preset
 from sdvm_hf.sources.streaming import StreamingSamples
+
+if TYPE_CHECKING:
+    from sdvm_hf.samples import MultipleChoiceSample
 
 __all__ = ["MMLU_LAYOUTS", "PRESET", "detect_mmlu_layout", "load_mmlu"]
 

@@ -15,11 +15,13 @@ conversion lives at the revision ``refs/convert/parquet``, which is the default 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sdvm_hf.convert.mapping import MultipleChoiceMapping
 from sdvm_hf.convert.preset import Preset
-from sdvm_hf.samples import MultipleChoiceSample
+
+if TYPE_CHECKING:
+    from sdvm_hf.samples import MultipleChoiceSample
 
 __all__ = ["PRESET", "SOCIAL_I_QA"]
 

@@ -21,11 +21,13 @@ be rebuilt from a sample.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sdvm_hf.convert.mapping import MultipleChoiceMapping
 from sdvm_hf.convert.preset import Preset
-from sdvm_hf.samples import MultipleChoiceSample
+
+if TYPE_CHECKING:
+    from sdvm_hf.samples import MultipleChoiceSample
 
 __all__ = ["PRESET", "WINOGRANDE"]
 

@@ -14,11 +14,12 @@ from sdvm_hf.arrow._stream import shuffled, taken
 from sdvm_hf.arrow.rejects import Rejects
 from sdvm_hf.arrow.schema import sample_schema
 from sdvm_hf.convert.mapping import OnError
-from sdvm_hf.samples import MultipleChoiceSample
 from sdvm_hf.sources._convert import MappingChoice, Selection, conversions
 
 if TYPE_CHECKING:
     import datasets
+
+    from sdvm_hf.samples import MultipleChoiceSample
 
 __all__ = ["STREAM_ROWS", "StreamingSamples"]
 
