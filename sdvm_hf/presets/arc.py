@@ -18,7 +18,7 @@ from sdvm_hf.convert.preset import Preset
 __all__ = ["ARC", "PRESET"]
 
 ARC = MultipleChoiceMapping(
-    name="arc",
+    dataset="arc",
     context="question",
     choices="choices.text",
     answer="answerKey",

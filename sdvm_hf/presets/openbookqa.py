@@ -25,7 +25,7 @@ from sdvm_hf.convert.preset import Preset
 __all__ = ["OPENBOOKQA", "PRESET"]
 
 OPENBOOKQA = MultipleChoiceMapping(
-    name="openbookqa",
+    dataset="openbookqa",
     context="question_stem",
     choices="choices.text",
     answer="answerKey",

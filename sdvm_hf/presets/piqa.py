@@ -24,7 +24,7 @@ from sdvm_hf.convert.preset import Preset
 __all__ = ["PIQA", "PRESET"]
 
 PIQA = MultipleChoiceMapping(
-    name="piqa",
+    dataset="piqa",
     context="goal",
     choices=("sol1", "sol2"),
     answer="label",

@@ -24,7 +24,7 @@ from sdvm_hf.samples import MultipleChoiceSample
 __all__ = ["PRESET", "SOCIAL_I_QA"]
 
 SOCIAL_I_QA = MultipleChoiceMapping(
-    name="social_i_qa",
+    dataset="social_i_qa",
     context=("context", "question"),
     context_join=" ",
     choices=("answerA", "answerB", "answerC"),

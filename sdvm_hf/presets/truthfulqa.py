@@ -16,7 +16,7 @@ from sdvm_hf.convert.preset import Preset
 __all__ = ["PRESET", "TRUTHFULQA"]
 
 TRUTHFULQA = MultipleChoiceMapping(
-    name="truthfulqa",
+    dataset="truthfulqa",
     context="question",
     choices="mc1_targets.choices",
     answer="mc1_targets.labels",

@@ -30,7 +30,7 @@ from sdvm_hf.samples import MultipleChoiceSample
 __all__ = ["PRESET", "WINOGRANDE"]
 
 WINOGRANDE = MultipleChoiceMapping(
-    name="winogrande",
+    dataset="winogrande",
     context="sentence",
     blank="_",
     choices=("option1", "option2"),

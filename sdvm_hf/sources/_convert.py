@@ -82,14 +82,12 @@ def conversions(
             if select is not None:
                 mask = select.mask(batch)
                 batch, rows = batch.filter(pa.array(mask)), rows[mask]
-            resolved = resolve(mapping, batch.column_names)
+            resolved = resolve(mapping, batch.column_names, split)
             broken = utf8_problems(batch)
             if broken:  # a damaged file, not a bad row: even skip mode cannot write it out
                 at = broken[0]
-                raise ConversionError(
-                    f"{resolved.name} {split}".strip(), replace(at, row=int(rows[at.row]))
-                )
-            yield resolved.convert(batch, split=split, on_error=on_error, rows=rows)
+                raise ConversionError(resolved.where, replace(at, row=int(rows[at.row])))
+            yield resolved.convert(batch, on_error=on_error, rows=rows)
             progress.update(size)
     if select is not None:
         select.check()
@@ -137,8 +135,10 @@ def _sliced(table: pa.Table, first_row: int, rows: int) -> Iterator[tuple[int, p
         yield first_row + offset, table.slice(offset, rows)
 
 
-def resolve(mapping: MappingChoice, columns: Sequence[str]) -> MultipleChoiceMapping:
-    return mapping if isinstance(mapping, MultipleChoiceMapping) else mapping(columns)
+def resolve(mapping: MappingChoice, columns: Sequence[str], split: str) -> MultipleChoiceMapping:
+    """The mapping for a batch of these columns, bound to the split its messages name."""
+    chosen = mapping if isinstance(mapping, MultipleChoiceMapping) else mapping(columns)
+    return chosen.for_split(split)
 
 
 def convert_table(
@@ -153,12 +153,12 @@ def convert_table(
 
     Rows are numbered across the table from ``first_row`` (a slice keeps its split's numbers).
     """
-    resolved = resolve(mapping, table.column_names)
+    resolved = resolve(mapping, table.column_names, split)
     batches = regrouped(table, first_row, BATCH_ROWS)
     results = list(conversions(batches, resolved, split, on_error, select, table.num_rows))
     rejects = Rejects.join(result.rejects for result in results)
     if results:
         converted = pa.concat_tables([result.table for result in results])
     else:
-        converted = resolved.schema(table.schema, split).empty_table()
+        converted = resolved.schema(table.schema).empty_table()
     return SampleSequence(converted, rejects=rejects, validate=False)

@@ -201,11 +201,11 @@ def load_mapping(
     """
     if options.get("hub") is None and options.get("data_files") is None:
         raise ValueError(
-            f"the {mapping.name} mapping names no dataset: give hub='OWNER/NAME' (or a local "
+            f"the {mapping.dataset} mapping names no dataset: give hub='OWNER/NAME' (or a local "
             "folder laid out as a Hub repository) or data_files"
         )
     source = _source(options, hub=None, name=config, split=split or "train")
-    origin = Origin(None, source, config, mapping.name, mapping)
+    origin = Origin(None, source, config, mapping.dataset, mapping)
     return _load(source, mapping, streaming, on_error, None, origin)
 
 
