@@ -127,6 +127,11 @@ def _opened(
     on_error: OnError,
     options: SourceOptions,
 ) -> SampleSequence | StreamingSamples:
+    if not isinstance(dataset, str | Preset | MultipleChoiceMapping):
+        raise TypeError(
+            "dataset should be a preset's name (one of "
+            f"{', '.join(PRESETS)}), a Preset or a MultipleChoiceMapping, got {dataset!r}"
+        )
     if isinstance(dataset, MultipleChoiceMapping):
         if layout is not None or bundled:
             raise ValueError(

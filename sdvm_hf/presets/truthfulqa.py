@@ -30,6 +30,7 @@ PRESET = Preset(
     description="TruthfulQA single-answer questions (truthfulqa/truthful_qa)",
     layouts={"truthfulqa": TRUTHFULQA},
     hub="truthfulqa/truthful_qa",
+    configs=("multiple_choice", "generation"),
     config="multiple_choice",
     split="validation",
     conventions=(

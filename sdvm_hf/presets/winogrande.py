@@ -69,6 +69,7 @@ PRESET = Preset(
     description="Winogrande fill-in-the-blank sentences (allenai/winogrande)",
     layouts={"winogrande": WINOGRANDE},
     hub="allenai/winogrande",
+    configs=tuple(f"winogrande_{size}" for size in ("xs", "s", "m", "l", "xl", "debiased")),
     config="winogrande_xl",
     split="validation",
     conventions=(

@@ -21,7 +21,7 @@ from sdvm_hf.convert.mapping import Conversion, MultipleChoiceMapping, OnError
 from sdvm_hf.errors import ConversionError, LayoutError
 
 if TYPE_CHECKING:
-    pass
+    from sdvm_hf.sources._split import SplitSpec
 
 
 MappingChoice = MultipleChoiceMapping | Callable[[Sequence[str]], MultipleChoiceMapping]
@@ -33,15 +33,28 @@ BATCH_ROWS = 65_536
 
 @dataclass
 class Selection:
-    """Keep the rows whose ``column`` holds ``value`` (a configuration of local files)."""
+    """Keep the rows whose ``column`` holds ``value`` (a configuration of local files).
+
+    With a ``window`` (the slice of a split spec) only the selected rows in that slice are
+    kept: the slice counts the configuration's rows, as it does on the Hub, where a
+    configuration is a split of its own. Its bounds are set by :meth:`bound` first.
+    """
 
     dataset: str
     column: str
     value: str
+    window: SplitSpec | None = None
+    bounds: tuple[int, int | None] = (0, None)
     seen: set[str] = field(default_factory=set)
     matched: int = 0
+    kept: int = 0
 
-    def mask(self, batch: pa.Table) -> np.ndarray:
+    def fresh(self) -> Selection:
+        """The same selection with nothing counted yet (one per pass over the rows)."""
+        return replace(self, seen=set(), matched=0, kept=0)
+
+    def matches(self, batch: pa.Table) -> np.ndarray:
+        """Whether each row of ``batch`` holds the value (no slice applied)."""
         if self.column not in batch.column_names:
             raise LayoutError(
                 f"{self.dataset}: the source has no {self.column!r} column, so "
@@ -50,8 +63,23 @@ class Selection:
             )
         column = batch.column(self.column)
         self.seen.update(str(value) for value in pc.unique(column).to_pylist())
-        mask = np.asarray(pc.fill_null(pc.equal(column, self.value), False), dtype=bool)
-        self.matched += int(mask.sum())
+        return np.asarray(pc.fill_null(pc.equal(column, self.value), False), dtype=bool)
+
+    def bound(self, matching: int | None) -> None:
+        """Set the window's rows from the number of matching rows (``None``: not needed)."""
+        if self.window is not None:
+            self.bounds = self.window.bounds(matching)
+
+    def mask(self, batch: pa.Table) -> np.ndarray:
+        mask = self.matches(batch)
+        count = int(mask.sum())
+        if self.window is not None and count:
+            start, stop = self.bounds
+            ordinal = self.matched + np.cumsum(mask) - 1  # of each row among the matching
+            inside = ordinal >= start if stop is None else (ordinal >= start) & (ordinal < stop)
+            mask &= inside
+        self.matched += count
+        self.kept += int(mask.sum())
         return mask
 
     def check(self) -> None:
@@ -60,6 +88,8 @@ class Selection:
                 f"{self.dataset}: no row has {self.column}={self.value!r}; "
                 f"{self.column} values seen: {', '.join(sorted(self.seen)) or '(none)'}"
             )
+        if self.window is not None and not self.kept:
+            raise self.window.empty(self.matched)
 
 
 def conversions(
