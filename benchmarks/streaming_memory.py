@@ -2,7 +2,7 @@
 
 HellaSwag's ``hub_validation.parquet`` is replicated to 100k, 1M and 5M rows in a temporary
 Parquet file; each run is a fresh subprocess that streams the file through
-``load_hellaswag(data_files=..., streaming=True)`` (every sample built, then dropped) and
+``stream("hellaswag", data_files=...)`` (every sample built, then dropped) and
 reports its peak RSS (``resource.getrusage``); so does ``sdvm-hf convert hellaswag
 --data-files FILE`` (which streams, summary and rejects included). The ratios are against
 the 100k-row figure.
@@ -28,12 +28,12 @@ import json, resource, sys
 path, how = sys.argv[1], sys.argv[2]
 rows = 0
 if how == "ours":
-    from sdvm_hf import load_hellaswag
-    for _ in load_hellaswag(data_files=path, streaming=True):
+    from sdvm_hf import stream
+    for _ in stream("hellaswag", data_files=path):
         rows += 1
 elif how == "write":
-    from sdvm_hf import load_hellaswag, write_parquet
-    rows = write_parquet(load_hellaswag(data_files=path, streaming=True), path + ".out.parquet")
+    from sdvm_hf import stream, write_parquet
+    rows = write_parquet(stream("hellaswag", data_files=path), path + ".out.parquet")
 elif how == "command":
     import contextlib, io
     import pyarrow.parquet as pq

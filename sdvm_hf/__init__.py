@@ -45,7 +45,7 @@ if _typing.TYPE_CHECKING:
     )
     from sdvm_hf.presets.hellaswag import load_hellaswag
     from sdvm_hf.presets.mmlu import load_mmlu
-    from sdvm_hf.presets.registry import PRESETS, load
+    from sdvm_hf.presets.registry import PRESETS, load, stream
     from sdvm_hf.samples import (
         MultipleChoiceCompletionSample,
         MultipleChoiceQuestionAnswerSample,
@@ -80,6 +80,7 @@ _HOMES = {
     "read_parquet": "sdvm_hf.files",
     "read_samples": "sdvm_hf.files",
     "shuffle_choices": "sdvm_hf.shuffle",
+    "stream": "sdvm_hf.presets.registry",
     "summarize": "sdvm_hf.summary",
     "write_jsonl": "sdvm_hf.files",
     "write_parquet": "sdvm_hf.files",
@@ -152,6 +153,7 @@ __all__ = [
     "read_parquet",
     "read_samples",
     "shuffle_choices",
+    "stream",
     "summarize",
     "write_jsonl",
     "write_parquet",

@@ -17,7 +17,7 @@ A :class:`~sdvm_hf.convert.mapping.MultipleChoiceMapping` is itself an Arrow bat
 
 >>> import pyarrow as pa
 >>> from sdvm_hf.convert.mapping import MultipleChoiceMapping
->>> m = MultipleChoiceMapping(name="t", context="q", choices=("a", "b"), answer="k")
+>>> m = MultipleChoiceMapping(dataset="t", context="q", choices=("a", "b"), answer="k")
 >>> batch = pa.table({"q": ["x", "y"], "a": ["1", "2"], "b": ["3", "4"], "k": [0, 5],
 ...                   "src_file": ["f.parquet"] * 2, "src_row": [40, 41]})
 >>> tagged = m(batch, on_error="skip", rows=ROW_COLUMN, key=(FILE_COLUMN, ROW_COLUMN))

@@ -209,7 +209,7 @@ def test_a_batch_of_a_row_group_is_converted_without_copying_its_columns() -> No
     table = pa.concat_tables([HELLASWAG] * 4).combine_chunks()
     part = table.slice(10, 50)
     mapping = PRESETS["hellaswag"].mapping(table.column_names)
-    samples, _ = _table.sample_rows(mapping, part, "validation")
+    samples, _ = _table.sample_rows(mapping, part)
     choices = samples.column("choices").chunk(0)
     assert (
         choices.values.buffers()[2].address
@@ -246,7 +246,8 @@ def test_a_written_load_records_the_hash_of_its_source(tmp_path: Path) -> None:
     want = hashlib.sha256(source.read_bytes()).hexdigest()
     for streaming in (False, True):
         out = tmp_path / f"out-{streaming}.parquet"
-        sdvm_hf.write_parquet(sdvm_hf.load_hellaswag(data_files=source, streaming=streaming), out)
+        load = sdvm_hf.stream if streaming else sdvm_hf.load
+        sdvm_hf.write_parquet(load("hellaswag", data_files=source), out)
         record = read_record(out)
         assert record is not None
         assert record["source"]["files"] == [
@@ -297,7 +298,7 @@ def test_closing_a_read_ahead_early_stops_its_thread() -> None:
 
 def test_a_stream_taken_early_reads_no_further() -> None:
     source = FIXTURES / "hellaswag" / "validation.parquet"
-    taken = list(sdvm_hf.load_hellaswag(data_files=source, streaming=True).take(3))
+    taken = list(sdvm_hf.stream("hellaswag", data_files=source).take(3))
     assert [s.to_dict() for s in taken] == [
         s.to_dict() for s in sdvm_hf.load_hellaswag(data_files=source)[:3]
     ]

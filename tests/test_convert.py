@@ -108,7 +108,7 @@ def test_the_table_form_takes_a_record_batch_leaves_it_unchanged_and_repeats_its
 
 
 ARC = MultipleChoiceMapping(
-    name="arc", context="question", choices=("A", "B", "C"), answer="key", answer_format="letter"
+    dataset="arc", context="question", choices=("A", "B", "C"), answer="key", answer_format="letter"
 )
 
 
@@ -139,25 +139,25 @@ def arc_rows(**change: Any) -> pa.Table:
     ("mapping", "answers", "want"),
     [
         (
-            MultipleChoiceMapping(name="t", context="q", choices="c", answer="a"),
+            MultipleChoiceMapping(dataset="t", context="q", choices="c", answer="a"),
             pa.array([2, 0], pa.int32()),
             [2, 0],
         ),
         (
-            MultipleChoiceMapping(name="t", context="q", choices="c", answer="a"),
+            MultipleChoiceMapping(dataset="t", context="q", choices="c", answer="a"),
             pa.array(["2", "0"]),
             [2, 0],
         ),
         (
             MultipleChoiceMapping(
-                name="t", context="q", choices="c", answer="a", answer_format="letter"
+                dataset="t", context="q", choices="c", answer="a", answer_format="letter"
             ),
             pa.array(["C", "A"]),
             [2, 0],
         ),
         (
             MultipleChoiceMapping(
-                name="t", context="q", choices="c", answer="a", answer_format="text"
+                dataset="t", context="q", choices="c", answer="a", answer_format="text"
             ),
             pa.array(["z", "x"]),
             [2, 0],
@@ -186,7 +186,7 @@ def test_answers_as_index_letter_or_text(
 def test_an_index_label_must_be_the_exact_published_form(
     answers: pa.Array, row: int, got: str
 ) -> None:
-    mapping = MultipleChoiceMapping(name="t", context="q", choices="c", answer="a")
+    mapping = MultipleChoiceMapping(dataset="t", context="q", choices="c", answer="a")
     source = pa.table({"q": ["one?", "two?"], "c": [["x", "y", "z"]] * 2, "a": answers})
     with pytest.raises(
         ConversionError, match=rf"t row {row}, column 'a': expected .*2'?, got {got}"
@@ -198,7 +198,7 @@ def test_an_index_label_must_be_the_exact_published_form(
 
 def test_text_answers_match_the_first_equal_choice_of_their_own_row() -> None:
     mapping = MultipleChoiceMapping(
-        name="t", context="q", choices="c", answer="a", answer_format="text"
+        dataset="t", context="q", choices="c", answer="a", answer_format="text"
     )
     source = pa.table(
         {
@@ -336,7 +336,7 @@ def test_batch_form_in_skip_mode_carries_the_rejects_in_its_output() -> None:
             r"arc: column raw has Arrow type binary, which is not JSON-compatible",
         ),
         (
-            MultipleChoiceMapping(name="t", context="question", choices="A", answer="key"),
+            MultipleChoiceMapping(dataset="t", context="question", choices="A", answer="key"),
             arc_rows(),
             r"column 'A' should hold a list of choices, got string",
         ),
@@ -386,7 +386,7 @@ def test_the_batch_form_on_a_plain_dict_returns_lists_equal_to_the_table_form() 
     ("mapping", "source", "message"),
     [
         (
-            MultipleChoiceMapping(name="t", context="key", choices=("A", "B"), answer="key"),
+            MultipleChoiceMapping(dataset="t", context="key", choices=("A", "B"), answer="key"),
             arc_rows().set_column(4, "key", pa.array([1, 2])),
             r"t: context column 'key' should hold strings, got int64",
         ),
@@ -426,7 +426,7 @@ def test_a_mapping_may_ask_for_integer_choices_to_be_cast_to_text() -> None:
 def test_a_list_of_choices_that_are_not_text_is_refused_not_converted(
     endings: list[Any], expected: str
 ) -> None:
-    mapping = MultipleChoiceMapping(name="t", context="q", choices="c", answer="a")
+    mapping = MultipleChoiceMapping(dataset="t", context="q", choices="c", answer="a")
     source = pa.table({"q": ["one?", "two?"], "c": endings, "a": [0, 1]})
     with pytest.raises(ConversionError, match=rf"t row 0, column 'c': expected {expected}"):
         mapping.table(source)
@@ -464,3 +464,22 @@ def test_rejects_as_data_round_trip_through_their_table() -> None:
     older = Rejects.from_table(table.drop_columns(["kind"]))  # written before kinds existed
     assert [r.kind for r in older] == ["unknown"]
     assert [replace(r, kind="answer_out_of_range") for r in older] == list(back)
+
+
+def test_the_split_is_bound_once_and_every_form_names_it() -> None:
+    test = ARC.for_split("test")
+    assert test == ARC and test.where == "arc test" and ARC.where == "arc"
+    assert "split" not in ARC.describe() and test.describe() == ARC.describe()
+    bad = arc_rows(key="Z")
+    for form in (
+        lambda: test.table(bad),
+        lambda: test(bad),
+        lambda: test.row(bad.to_pylist()[1], row=1),
+        lambda: ARC.table(bad, split="test"),  # a form's split= binds it the same way
+    ):
+        with pytest.raises(ConversionError, match=r"^arc test row 1, column 'key'"):
+            form()
+    with pytest.raises(ConversionError, match=r"^arc validation row 1, column 'key'"):
+        test.table(bad, split="validation")  # the form's split= wins over the bound one
+    rejected = test.convert(bad, on_error="skip").rejects
+    assert [r.row for r in rejected] == [1]

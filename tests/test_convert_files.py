@@ -18,7 +18,15 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from sdvm_hf import ConversionError, SampleTableError, load_hellaswag, read_parquet, summarize
+from sdvm_hf import (
+    ConversionError,
+    SampleTableError,
+    load,
+    load_hellaswag,
+    read_parquet,
+    stream,
+    summarize,
+)
 from sdvm_hf.cli import main
 from sdvm_hf.jobs import convert_to_files, inspect_file, read_rejects, validate_file
 from sdvm_hf.sources.streaming import STREAM_ROWS
@@ -58,7 +66,7 @@ def test_a_streamed_conversion_writes_what_the_eager_one_writes(
         load_hellaswag(data_files=str(path), on_error="skip"), tmp_path / f"eager.{suffix}"
     )
     streamed = convert_to_files(
-        load_hellaswag(data_files=str(path), on_error="skip", streaming=True),
+        stream("hellaswag", data_files=str(path), on_error="skip"),
         tmp_path / f"streamed.{suffix}",
     )
     assert streamed.summary.as_dict() == eager.summary.as_dict()
@@ -90,10 +98,10 @@ def test_a_bad_row_in_the_last_batch_leaves_the_earlier_files_as_they_were(
     output.write_text("an earlier run")
     rejects.write_text("an earlier run's rejects")
     with pytest.raises(ConversionError, match=rf"row {BAD[0]}\b.*label"):
-        convert_to_files(load_hellaswag(data_files=str(path), streaming=True), output)
+        convert_to_files(stream("hellaswag", data_files=str(path)), output)
     late = source(tmp_path, bad=(BAD[1],))
     with pytest.raises(ConversionError, match=rf"row {BAD[1]}\b.*label"):
-        convert_to_files(load_hellaswag(data_files=str(late), streaming=True), output)
+        convert_to_files(stream("hellaswag", data_files=str(late)), output)
     assert output.read_text() == "an earlier run"
     assert rejects.read_text() == "an earlier run's rejects"
     assert leftovers(tmp_path) == []
@@ -101,11 +109,9 @@ def test_a_bad_row_in_the_last_batch_leaves_the_earlier_files_as_they_were(
 
 def test_a_clean_rerun_removes_the_rejects_of_an_earlier_run(tmp_path: Path) -> None:
     output = tmp_path / "out.parquet"
-    convert_to_files(
-        load_hellaswag(data_files=str(source(tmp_path)), on_error="skip", streaming=True), output
-    )
+    convert_to_files(stream("hellaswag", data_files=str(source(tmp_path)), on_error="skip"), output)
     assert (tmp_path / "out.rejects.jsonl").is_file()
-    clean = load_hellaswag(data_files=str(source(tmp_path, bad=())), streaming=True)
+    clean = stream("hellaswag", data_files=str(source(tmp_path, bad=())))
     converted = convert_to_files(clean, output)
     assert (converted.output, converted.rejects) == (output, None)
     assert not (tmp_path / "out.rejects.jsonl").exists()
@@ -196,7 +202,7 @@ def test_a_json_lines_file_that_is_not_json_is_named_by_its_line(tmp_path: Path)
         out.write('{"ind": 1, "label": \n')
     for streaming in (True, False):
         with pytest.raises(ValueError, match=r"hellaswag\.jsonl: line 30001 is not JSON"):
-            list(load_hellaswag(data_files=str(path), streaming=streaming))
+            list((stream if streaming else load)("hellaswag", data_files=str(path)))
 
 
 def test_text_that_is_not_utf8_stops_the_conversion_naming_row_and_column(
@@ -212,7 +218,9 @@ def test_text_that_is_not_utf8_stops_the_conversion_naming_row_and_column(
             match=r"hellaswag validation row 3, column 'ctx_a': expected UTF-8 text, "
             r"got bytes that are not UTF-8",
         ):
-            list(load_hellaswag(data_files=str(path), streaming=streaming, on_error="skip"))
+            list(
+                (stream if streaming else load)("hellaswag", data_files=str(path), on_error="skip")
+            )
 
 
 def test_a_sample_file_with_text_that_is_not_utf8_is_refused_and_validated(
@@ -254,7 +262,7 @@ def test_damaged_sources_are_named_by_file(tmp_path: Path) -> None:
     ]:
         for streaming in (True, False):
             with pytest.raises(ValueError, match=message):
-                list(load_hellaswag(data_files=str(source), streaming=streaming))
+                list((stream if streaming else load)("hellaswag", data_files=str(source)))
 
 
 def test_an_empty_source_gives_the_eager_schema_and_says_zero_rows_in(tmp_path: Path) -> None:
@@ -262,7 +270,7 @@ def test_an_empty_source_gives_the_eager_schema_and_says_zero_rows_in(tmp_path: 
     pq.write_table(pq.read_table(FIXTURE).slice(0, 0), empty)
     eager = convert_to_files(load_hellaswag(data_files=str(empty)), tmp_path / "eager.parquet")
     streamed = convert_to_files(
-        load_hellaswag(data_files=str(empty), streaming=True), tmp_path / "streamed.parquet"
+        stream("hellaswag", data_files=str(empty)), tmp_path / "streamed.parquet"
     )
     assert streamed.summary.as_dict() == eager.summary.as_dict()
     assert (streamed.summary.rows_in, streamed.summary.group_by) == (0, "activity_label")
@@ -353,8 +361,10 @@ def test_bad_utf8_in_a_list_column_names_its_own_row_and_a_slice_without_it_conv
         with pytest.raises(
             ConversionError, match=r"row 1234, column 'endings': expected UTF-8 text"
         ):
-            list(load_hellaswag(data_files=str(path), streaming=streaming))
-        clean = load_hellaswag(data_files=str(path), split="validation[:1000]", streaming=streaming)
+            list((stream if streaming else load)("hellaswag", data_files=str(path)))
+        clean = (stream if streaming else load)(
+            "hellaswag", data_files=str(path), split="validation[:1000]"
+        )
         assert sum(1 for _ in clean) == 1000
 
 
@@ -389,7 +399,7 @@ def test_dates_that_turn_into_text_late_are_text_in_both_paths(
         encoding="utf-8",
     )
     eager = load_hellaswag(data_files=str(path)).table
-    streamed = pa.concat_tables(load_hellaswag(data_files=str(path), streaming=True).tables())
+    streamed = pa.concat_tables(stream("hellaswag", data_files=str(path)).tables())
     assert streamed.equals(eager)
     assert eager.schema.field("extra").type.field("when").type == pa.string()
 
@@ -404,13 +414,13 @@ def test_a_json_column_null_until_it_holds_objects_is_a_named_error(tmp_path: Pa
     )
     with pytest.raises(ValueError, match=rf"^{re.escape(str(path))}: .*struct"):
         load_hellaswag(data_files=str(path))
-    streamed = load_hellaswag(data_files=str(path), streaming=True)
+    streamed = stream("hellaswag", data_files=str(path))
     assert sum(table.num_rows for table in streamed.tables()) == 30_000
 
 
 def test_batches_in_source_order_are_refused_after_shuffle_or_take() -> None:
-    stream = load_hellaswag(bundled=True, streaming=True)
-    assert sum(table.num_rows for table, _ in stream.batches()) == 296
-    for cut in (stream.shuffle(seed=1), stream.take(5)):
+    streamed = stream("hellaswag", bundled=True)
+    assert sum(table.num_rows for table, _ in streamed.batches()) == 296
+    for cut in (streamed.shuffle(seed=1), streamed.take(5)):
         with pytest.raises(ValueError, match=r"call it before shuffle\(\) or take\(\)"):
             cut.batches()

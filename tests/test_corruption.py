@@ -175,7 +175,7 @@ def test_dataset_map_with_two_processes_reports_every_reject_by_its_global_row(
             "remove_columns": dataset.column_names,
         }
         first_bad = min(bad_rows)
-        with pytest.raises(ConversionError, match=rf"{mapping.name} test row {first_bad}, "):
+        with pytest.raises(ConversionError, match=rf"{mapping.dataset} test row {first_bad}, "):
             dataset.map(
                 mapping.batch,
                 features=mapping.features(dataset.features),

@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from sdvm_hf import MultipleChoiceMapping, load, load_mmlu
+from sdvm_hf import MultipleChoiceMapping, load, load_mmlu, stream
 
 MAPPING = MultipleChoiceMapping(
-    name="exam",
+    dataset="exam",
     context="question",
     choices=("A", "B", "C", "D"),
     answer="answer",
@@ -43,7 +43,7 @@ def test_quoted_line_breaks_load_exactly_in_a_file_larger_than_a_block(
     rows = multiline_rows(20_000)
     path = write_csv(tmp_path / "big_test.csv", rows)
     assert path.stat().st_size > 1 << 20  # pyarrow reads in 1 MiB blocks
-    samples = list(load_mmlu(data_files=path, split="test", streaming=streaming))
+    samples = list((stream if streaming else load)("mmlu", data_files=path, split="test"))
     assert [(s.context, list(s.choices), s.answer_index) for s in samples] == [
         (r[0], r[1:5], "ABCD".index(r[5])) for r in rows
     ]
@@ -93,4 +93,4 @@ def test_unreadable_csv_is_refused_naming_the_file(
 ) -> None:
     (tmp_path / "bad.csv").write_bytes(content)
     with pytest.raises(ValueError, match=message):
-        list(load_mmlu(data_files=tmp_path / "bad.csv", split="test", streaming=streaming))
+        list((stream if streaming else load)("mmlu", data_files=tmp_path / "bad.csv", split="test"))

@@ -391,11 +391,26 @@ def test_the_generic_mapping_exports_its_columns_as_they_were_named(tmp_path: Pa
     ]
     source.write_text("".join(json.dumps(row) + "\n" for row in rows))
     mapping = MultipleChoiceMapping(
-        name="mine", context="goal", choices=("sol1", "sol2"), answer="label"
+        dataset="mine", context="goal", choices=("sol1", "sol2"), answer="label"
     )
     write_parquet(load(mapping, data_files=str(source)), tmp_path / "s.parquet")
     export(tmp_path / "s.parquet", tmp_path / "out")
     assert exported_table(tmp_path / "out", "default", "train").to_pylist() == rows
+
+    # a file written before the mapping's label was named `dataset` keeps it as `name`
+    from sdvm_hf.record import read_record, with_record
+
+    record = read_record(tmp_path / "s.parquet")
+    assert record is not None and record["mapping"]["dataset"] == "mine"
+    record["mapping"]["name"] = record["mapping"].pop("dataset")
+    table = pq.read_table(tmp_path / "s.parquet")
+    pq.write_table(
+        table.replace_schema_metadata(None).cast(with_record(table.schema, record)),
+        tmp_path / "old.parquet",
+    )
+    assert read_record(tmp_path / "old.parquet")["mapping"]["name"] == "mine"  # type: ignore[index]
+    export(tmp_path / "old.parquet", tmp_path / "out-old")
+    assert exported_table(tmp_path / "out-old", "default", "train").to_pylist() == rows
 
 
 @pytest.mark.parametrize(("name", "file", "split"), LAYOUTS, ids=str)

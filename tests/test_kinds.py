@@ -25,13 +25,13 @@ from sdvm_hf.engines import reject_rows
 from sdvm_hf.errors import KINDS, ProblemKind
 from sdvm_hf.jobs import read_rejects, write_rejects
 
-PLAIN = MultipleChoiceMapping(name="t", context="q", choices=("a", "b"), answer="k")
-LISTED = MultipleChoiceMapping(name="t", context="q", choices="options", answer="k")
+PLAIN = MultipleChoiceMapping(dataset="t", context="q", choices=("a", "b"), answer="k")
+LISTED = MultipleChoiceMapping(dataset="t", context="q", choices="options", answer="k")
 BLANK = MultipleChoiceMapping(
-    name="t", context="sentence", choices=("a", "b"), answer="k", blank="_"
+    dataset="t", context="sentence", choices=("a", "b"), answer="k", blank="_"
 )
 TYPED = MultipleChoiceMapping(
-    name="t", context="q", choices=("a", "b"), answer="k", types={"n": pa.int32()}
+    dataset="t", context="q", choices=("a", "b"), answer="k", types={"n": pa.int32()}
 )
 
 

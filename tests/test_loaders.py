@@ -18,6 +18,7 @@ from sdvm_hf import (
     load_hellaswag,
     load_mmlu,
     read_parquet,
+    stream,
 )
 from sdvm_hf.presets.hellaswag import HELLASWAG
 from sdvm_hf.presets.mmlu import MMLU_LAYOUTS
@@ -165,11 +166,11 @@ def test_the_sequence_hands_over_a_dataset_for_map_pipelines(tmp_path: Path) -> 
 
 
 def test_streaming_yields_typed_samples_batch_by_batch() -> None:
-    stream = load_mmlu(data_files=MMLU / "mmlu_pro.parquet", streaming=True, on_error="skip")
-    assert isinstance(stream, StreamingSamples)
-    samples = list(stream)
-    assert len(samples) == 7 and [r.row for r in stream.rejects] == [6]
-    csv_stream = load_mmlu(data_files=MMLU / "hendrycks", layout="hendrycks_csv", streaming=True)
+    streamed = stream("mmlu", data_files=MMLU / "mmlu_pro.parquet", on_error="skip")
+    assert isinstance(streamed, StreamingSamples)
+    samples = list(streamed)
+    assert len(samples) == 7 and [r.row for r in streamed.rejects] == [6]
+    csv_stream = stream("mmlu", data_files=MMLU / "hendrycks", layout="hendrycks_csv")
     assert [s.context for s in csv_stream] == [
         s.context for s in load_mmlu(data_files=MMLU / "hendrycks", layout="hendrycks_csv")
     ]
@@ -230,7 +231,7 @@ def test_mmlu_from_the_hub_names_the_subject_config(monkeypatch: pytest.MonkeyPa
 def test_streaming_from_the_hub_passes_streaming(monkeypatch: pytest.MonkeyPatch) -> None:
     hub = FakeHub(MMLU / "cais_test.parquet")
     monkeypatch.setattr(datasets, "load_dataset", hub)
-    samples = list(load_mmlu(streaming=True))
+    samples = list(stream("mmlu"))
     assert len(samples) == 12
     ((args, kwargs),) = hub.calls
     assert args == ("cais/mmlu",) and kwargs["streaming"] is True and kwargs["name"] == "all"
@@ -241,7 +242,7 @@ def test_no_loader_ever_enables_remote_code(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr(datasets, "load_dataset", hub)
     load_mmlu()
     load(MMLU_LAYOUTS["cais"], "all", "test", hub="cais/mmlu")
-    list(load_mmlu(streaming=True))
+    list(stream("mmlu"))
     assert hub.calls and all("trust_remote_code" not in kwargs for _, kwargs in hub.calls)
 
 
@@ -253,7 +254,7 @@ def test_the_generic_loader_maps_any_dataset(tmp_path: Path) -> None:
         '{"goal": "Open a jar.", "sol1": "Twist the lid.", "sol2": "Eat the lid.", "label": 0}\n'
     )
     mapping = sdvm_hf.MultipleChoiceMapping(
-        name="piqa", context="goal", choices=("sol1", "sol2"), answer="label", style="qa"
+        dataset="piqa", context="goal", choices=("sol1", "sol2"), answer="label", style="qa"
     )
     (sample,) = load(mapping, split="validation", data_files=path)
     assert sample.choices == ["Twist the lid.", "Eat the lid."] and sample.extra == {}
@@ -270,7 +271,7 @@ def test_an_unknown_option_is_refused_not_ignored() -> None:
         TypeError,
         match="unexpected option 'cache'; the options are data_files, revision, cache_dir, token",
     ):
-        load_hellaswag(bundled=True, cache="/tmp")  # type: ignore[call-overload]
+        load_hellaswag(bundled=True, cache="/tmp")  # type: ignore[call-arg]
 
 
 def test_rows_are_numbered_across_batches_eager_and_streaming(tmp_path: Path) -> None:
@@ -279,9 +280,9 @@ def test_rows_are_numbered_across_batches_eager_and_streaming(tmp_path: Path) ->
     pq.write_table(pa.concat_tables([fixture] * copies), tmp_path / "pro.parquet")
     bad = [row for row in range(copies * fixture.num_rows) if row % fixture.num_rows == 6]
     eager = load_mmlu(data_files=tmp_path / "pro.parquet", on_error="skip")
-    stream = load_mmlu(data_files=tmp_path / "pro.parquet", on_error="skip", streaming=True)
-    assert sum(1 for _ in stream) == len(eager) == 7 * copies
-    assert eager.rejects.rows == stream.rejects.rows == bad
+    streamed = stream("mmlu", data_files=tmp_path / "pro.parquet", on_error="skip")
+    assert sum(1 for _ in streamed) == len(eager) == 7 * copies
+    assert eager.rejects.rows == streamed.rejects.rows == bad
 
 
 @pytest.mark.slow  # hypothesis at strength, or a big table
@@ -293,11 +294,11 @@ def test_a_stream_is_written_batch_by_batch_and_equals_the_eager_file(
 
     fixture = pq.read_table(MMLU / "mmlu_pro.parquet")
     pq.write_table(pa.concat_tables([fixture] * 5_000), tmp_path / "pro.parquet")
-    stream = load_mmlu(data_files=tmp_path / "pro.parquet", on_error="skip", streaming=True)
-    assert write_samples(stream, tmp_path / name) == 7 * 5_000
+    streamed = stream("mmlu", data_files=tmp_path / "pro.parquet", on_error="skip")
+    assert write_samples(streamed, tmp_path / name) == 7 * 5_000
     eager = load_mmlu(data_files=tmp_path / "pro.parquet", on_error="skip")
     assert list(read_samples(tmp_path / name)) == list(eager)
-    assert len(stream.rejects) == 5_000
+    assert len(streamed.rejects) == 5_000
 
 
 def test_a_stream_that_fails_midway_leaves_no_file(tmp_path: Path) -> None:
@@ -305,7 +306,7 @@ def test_a_stream_that_fails_midway_leaves_no_file(tmp_path: Path) -> None:
 
     fixture = pq.read_table(MMLU / "mmlu_pro.parquet")
     pq.write_table(pa.concat_tables([fixture] * 5_000), tmp_path / "pro.parquet")
-    stream = load_mmlu(data_files=tmp_path / "pro.parquet", streaming=True)
+    streamed = stream("mmlu", data_files=tmp_path / "pro.parquet")
     with pytest.raises(sdvm_hf.ConversionError, match=r"row 6, column 'options'"):
-        write_parquet(stream, tmp_path / "out.parquet")
+        write_parquet(streamed, tmp_path / "out.parquet")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pro.parquet"]

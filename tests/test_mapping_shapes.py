@@ -28,7 +28,7 @@ def source(answers: pa.Array, **columns: pa.Array) -> pa.Table:
 )
 def test_one_based_answers(answers: pa.Array, want: list[int]) -> None:
     mapping = MultipleChoiceMapping(
-        name="t", context="q", choices="c", answer="a", answer_format="one_based"
+        dataset="t", context="q", choices="c", answer="a", answer_format="one_based"
     )
     assert [s.answer_index for s in typed(mapping.table(source(answers)))] == want
 
@@ -49,7 +49,7 @@ def test_one_based_answers_outside_the_choices_are_bad_rows(
     answer: str, expected: str, withheld: bool
 ) -> None:
     mapping = MultipleChoiceMapping(
-        name="t", context="q", choices="c", answer="a", answer_format="one_based"
+        dataset="t", context="q", choices="c", answer="a", answer_format="one_based"
     )
     with pytest.raises(ConversionError, match=rf"^t row 1, column 'a': expected {expected}") as e:
         mapping.table(source(pa.array(["1", answer])))
@@ -67,14 +67,14 @@ def test_one_based_answers_outside_the_choices_are_bad_rows(
     ],
 )
 def test_every_spelling_of_a_withheld_answer_is_explained(answers: pa.Array, note: bool) -> None:
-    mapping = MultipleChoiceMapping(name="t", context="q", choices="c", answer="a")
+    mapping = MultipleChoiceMapping(dataset="t", context="q", choices="c", answer="a")
     with pytest.raises(ConversionError, match=r"t test row 1, column 'a'") as raised:
         mapping.table(source(answers), split="test")
     assert ("the labels of this split are withheld" in str(raised.value)) is note
 
 
 def test_a_missing_answer_column_is_a_withheld_split() -> None:
-    mapping = MultipleChoiceMapping(name="t", context="q", choices="c", answer="a")
+    mapping = MultipleChoiceMapping(dataset="t", context="q", choices="c", answer="a")
     rows = source(pa.array([0, 1])).drop_columns(["a"])
     with pytest.raises(
         LayoutError,
@@ -103,7 +103,7 @@ def arc_like(keys: list[str], labels: list[list[str]]) -> pa.Table:
 
 
 LABELLED = MultipleChoiceMapping(
-    name="t",
+    dataset="t",
     context="question",
     choices="choices.text",
     answer="answerKey",
@@ -122,7 +122,7 @@ def test_label_answers_are_matched_against_the_rows_own_labels() -> None:
 
 def test_struct_fields_a_mapping_does_not_name_go_to_extra_by_their_path() -> None:
     mapping = MultipleChoiceMapping(
-        name="t", context="question", choices="choices.text", answer="answerKey",
+        dataset="t", context="question", choices="choices.text", answer="answerKey",
         answer_format="letter",
     )  # fmt: skip
     table = mapping.table(arc_like(["B"], [["A", "B"]]))
@@ -130,7 +130,7 @@ def test_struct_fields_a_mapping_does_not_name_go_to_extra_by_their_path() -> No
         [("id", pa.string()), ("choices.label", pa.list_(pa.string()))]
     )
     dropped = MultipleChoiceMapping(
-        name="t", context="question", choices="choices.text", answer="answerKey",
+        dataset="t", context="question", choices="choices.text", answer="answerKey",
         answer_format="letter", drop=("choices.label",),
     )  # fmt: skip
     assert typed(dropped.table(arc_like(["B"], [["A", "B"]])))[0].extra == {"id": "q0"}
@@ -147,11 +147,13 @@ def test_struct_paths_reach_fields_of_chunked_and_sliced_tables() -> None:
 
 def test_the_label_format_and_the_labels_column_go_together() -> None:
     with pytest.raises(ValueError, match=r"labels=... names the label column"):
-        MultipleChoiceMapping(name="t", context="q", choices="c", answer="a", labels="l")
+        MultipleChoiceMapping(dataset="t", context="q", choices="c", answer="a", labels="l")
     with pytest.raises(ValueError, match=r"labels=... names the label column"):
-        MultipleChoiceMapping(name="t", context="q", choices="c", answer="a", answer_format="label")
+        MultipleChoiceMapping(
+            dataset="t", context="q", choices="c", answer="a", answer_format="label"
+        )
     with pytest.raises(ValueError, match=r"answer_format must be one of index, one_based"):
-        MultipleChoiceMapping(name="t", context="q", choices="c", answer="a", answer_format="x")  # type: ignore[arg-type]
+        MultipleChoiceMapping(dataset="t", context="q", choices="c", answer="a", answer_format="x")  # type: ignore[arg-type]
 
 
 def test_a_missing_labels_column_names_the_columns_seen() -> None:
@@ -162,7 +164,7 @@ def test_a_missing_labels_column_names_the_columns_seen() -> None:
 
 def test_text_answers_count_positions_from_each_rows_start_in_a_slice() -> None:
     mapping = MultipleChoiceMapping(
-        name="t", context="q", choices="c", answer="a", answer_format="text"
+        dataset="t", context="q", choices="c", answer="a", answer_format="text"
     )
     table = pa.table(
         {
@@ -178,7 +180,7 @@ def test_text_answers_count_positions_from_each_rows_start_in_a_slice() -> None:
 
 def test_one_hot_flags_mark_the_answer() -> None:
     mapping = MultipleChoiceMapping(
-        name="t", context="q", choices="c", answer="a", answer_format="one_hot"
+        dataset="t", context="q", choices="c", answer="a", answer_format="one_hot"
     )
     flags = pa.array([[0, 0, 1], [1, 0, 0]], pa.list_(pa.int32()))
     assert [s.answer_index for s in typed(mapping.table(source(flags)))] == [2, 0]
@@ -188,7 +190,7 @@ def test_one_hot_flags_mark_the_answer() -> None:
 
 def test_a_context_joined_from_several_columns_keeps_its_sources_in_extra() -> None:
     mapping = MultipleChoiceMapping(
-        name="t",
+        dataset="t",
         context=("context", "question"),
         context_join=" ",
         choices=("A", "B"),
@@ -216,7 +218,7 @@ def test_a_context_joined_from_several_columns_keeps_its_sources_in_extra() -> N
 
 def test_a_kept_column_named_like_a_wire_key_must_be_renamed_or_dropped() -> None:
     mapping = MultipleChoiceMapping(
-        name="t", context=("context", "question"), choices=("A", "B"), answer="label",
+        dataset="t", context=("context", "question"), choices=("A", "B"), answer="label",
         keep=("context",),
     )  # fmt: skip
     table = pa.table({"context": ["c"], "question": ["q"], "A": ["a"], "B": ["b"], "label": [0]})
@@ -226,7 +228,7 @@ def test_a_kept_column_named_like_a_wire_key_must_be_renamed_or_dropped() -> Non
 
 def test_a_blank_in_list_column_choices_and_in_sliced_batches() -> None:
     mapping = MultipleChoiceMapping(
-        name="t", context="s", blank="_", choices="o", answer="a", style="continuation"
+        dataset="t", context="s", blank="_", choices="o", answer="a", style="continuation"
     )
     table = pa.table(
         {
@@ -247,16 +249,16 @@ def test_a_blank_in_list_column_choices_and_in_sliced_batches() -> None:
 
 def test_a_blank_needs_one_context_column() -> None:
     with pytest.raises(ValueError, match=r"blank='_' needs one context column"):
-        MultipleChoiceMapping(name="t", context=("a", "b"), choices="c", answer="x", blank="_")
+        MultipleChoiceMapping(dataset="t", context=("a", "b"), choices="c", answer="x", blank="_")
 
 
 def test_a_typo_in_a_column_name_is_answered_with_the_close_one() -> None:
     source = pa.table({"q": ["Why?"], "a": ["x"], "b": ["y"], "answer": [0]})
-    mapping = MultipleChoiceMapping(name="typo", context="q", choices=("a", "b"), answer="answr")
+    mapping = MultipleChoiceMapping(dataset="typo", context="q", choices=("a", "b"), answer="answr")
     with pytest.raises(LayoutError, match=r"column 'answr' is missing; .*did you mean 'answer'\?$"):
         mapping.table(source)
     wrong_context = MultipleChoiceMapping(
-        name="typo", context="qq", choices=("a", "b"), answer="answer"
+        dataset="typo", context="qq", choices=("a", "b"), answer="answer"
     )
     with pytest.raises(LayoutError, match=r"column 'qq' is missing; .*did you mean 'q'\?$"):
         wrong_context.table(source)

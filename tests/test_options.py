@@ -6,7 +6,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from sdvm_hf import LayoutError, load_hellaswag, load_mmlu
+from sdvm_hf import LayoutError, load, load_hellaswag, load_mmlu, stream
 from sdvm_hf.cli import main
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -19,7 +19,7 @@ def test_an_unknown_subject_is_an_error_listing_the_subjects_seen(streaming: boo
         ValueError,
         match=r"mmlu: no row has subject='astronomyy'; subject values seen: astronomy, virology",
     ):
-        list(load_mmlu("astronomyy", data_files=CAIS, streaming=streaming))
+        list((stream if streaming else load)("mmlu", "astronomyy", data_files=CAIS))
 
 
 def test_the_command_exits_non_zero_on_an_unknown_subject(
@@ -49,7 +49,7 @@ def test_a_subject_keeps_its_rows_and_their_row_numbers_in_the_file(tmp_path: Pa
     assert [r.row for r in virology.rejects] == [8]
     with pytest.raises(ValueError, match=r"mmlu test row 8, column 'answer'"):
         load_mmlu("virology", data_files=path)
-    streamed = load_mmlu("virology", data_files=path, on_error="skip", streaming=True)
+    streamed = stream("mmlu", "virology", data_files=path, on_error="skip")
     assert len(list(streamed)) == 5 and [r.row for r in streamed.rejects] == [8]
 
 

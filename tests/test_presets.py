@@ -27,6 +27,7 @@ from sdvm_hf import (
     load,
     read_jsonl,
     read_parquet,
+    stream,
     write_jsonl,
     write_parquet,
 )
@@ -259,7 +260,7 @@ def test_load_reads_every_preset_with_the_same_arguments(name: str, file: str, s
     by_preset = load(PRESETS[name], split=split, data_files=str(FIXTURES / file))
     source = pq.read_table(FIXTURES / file)
     assert list(by_name) == list(by_preset) == expected_samples(name, source)
-    streamed = load(name, None, split, data_files=str(FIXTURES / file), streaming=True)
+    streamed = stream(name, None, split, data_files=str(FIXTURES / file))
     assert list(streamed) == list(by_name)
 
 

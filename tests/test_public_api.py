@@ -38,6 +38,7 @@ TOP_LEVEL = [
     "read_parquet",
     "read_samples",
     "shuffle_choices",
+    "stream",
     "summarize",
     "write_jsonl",
     "write_parquet",

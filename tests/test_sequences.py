@@ -22,6 +22,7 @@ from sdvm_hf import (
     load_mmlu,
     read_jsonl,
     read_parquet,
+    stream,
     write_jsonl,
     write_parquet,
 )
@@ -88,7 +89,7 @@ def test_read_jsonl_is_a_lazy_sequence(hellaswag: SampleSequence, tmp_path: Path
 
 
 def _stream() -> StreamingSamples:
-    return load_hellaswag(bundled=True, streaming=True)
+    return stream("hellaswag", bundled=True)
 
 
 def test_streaming_shuffle_and_take_are_streams(hellaswag: SampleSequence) -> None:
@@ -181,7 +182,7 @@ def test_extra_missing_must_name_null_fields(
 # -- 4. one schema per mapping, multi-file reads -------------------------------------------
 
 TINY = MultipleChoiceMapping(
-    name="tiny", context="q", choices="c", answer="a", answer_format="index", style="qa"
+    dataset="tiny", context="q", choices="c", answer="a", answer_format="index", style="qa"
 )
 
 

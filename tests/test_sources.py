@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import sdvm_hf
-from sdvm_hf import load, load_hellaswag, load_mmlu
+from sdvm_hf import load, load_hellaswag, load_mmlu, stream
 from sdvm_hf._progress import bar, disabled, quiet
 from sdvm_hf.presets.mmlu import MMLU_LAYOUTS
 from sdvm_hf.sources._split import parse_split
@@ -57,7 +57,7 @@ def test_a_split_spec_slices_as_datasets_does(spec: str, cache: Path, tmp_path: 
     ours = load_hellaswag(spec, data_files=files)
     assert [s.extra["source_id"] for s in ours] == expected["source_id"]
     assert [s.context for s in ours] == expected["ctx"]
-    streamed = load_hellaswag(spec, data_files=files, streaming=True)
+    streamed = stream("hellaswag", None, spec, data_files=files)
     assert _core(streamed) == _core(ours)
 
 
@@ -68,20 +68,20 @@ def test_slices_of_jsonl_and_csv_stream_and_load_alike(spec: str, cache: Path) -
     start, stop = parse_split(spec).bounds(len(whole))
     assert stop is not None
     eager = load_hellaswag(spec, data_files={"test": jsonl})
-    streamed = load_hellaswag(spec, data_files={"test": jsonl}, streaming=True)
+    streamed = stream("hellaswag", None, spec, data_files={"test": jsonl})
     assert list(eager) == list(streamed) == whole[start:stop]
     csv = str(MMLU / "hendrycks" / "*.csv")
     everything = list(load_mmlu(split="test", data_files=csv))
     start, stop = parse_split(spec).bounds(len(everything))
-    assert list(load_mmlu(split=spec, data_files=csv, streaming=True)) == everything[start:stop]
+    assert list(stream("mmlu", split=spec, data_files=csv)) == everything[start:stop]
 
 
 @pytest.mark.parametrize("streaming", [False, True])
 def test_a_slice_that_selects_no_rows_is_refused_as_datasets_does(streaming: bool) -> None:
     with pytest.raises(ValueError, match=r"split 'validation\[100:\]' selects no rows of the 12"):
         list(
-            load_hellaswag(
-                "validation[100:]", data_files=HELLASWAG / "validation.jsonl", streaming=streaming
+            (stream if streaming else load)(
+                "hellaswag", None, "validation[100:]", data_files=HELLASWAG / "validation.jsonl"
             )
         )
 
@@ -104,9 +104,9 @@ def test_an_invalid_split_spec_is_our_error(spec: str) -> None:
 def test_rows_of_a_sliced_split_keep_their_numbers() -> None:
     files = MMLU / "mmlu_pro.parquet"
     eager = load_mmlu(split="test[4:]", data_files=files, on_error="skip")
-    stream = load_mmlu(split="test[4:]", data_files=files, on_error="skip", streaming=True)
-    assert len(eager) == len(list(stream)) == 3
-    assert [r.row for r in eager.rejects] == [r.row for r in stream.rejects] == [6]
+    streamed = stream("mmlu", split="test[4:]", data_files=files, on_error="skip")
+    assert len(eager) == len(list(streamed)) == 3
+    assert [r.row for r in eager.rejects] == [r.row for r in streamed.rejects] == [6]
     with pytest.raises(sdvm_hf.ConversionError, match="mmlu-pro test row 6, column 'options'"):
         load_mmlu(split="test[-3:]", data_files=files)
 
@@ -159,8 +159,8 @@ def test_local_files_read_as_datasets_reads_them_without_touching_its_cache(
 
 def test_csv_and_streams_leave_the_cache_empty(cache: Path) -> None:
     load_mmlu(data_files=MMLU / "hendrycks", layout="hendrycks_csv")
-    list(load_hellaswag(data_files=HELLASWAG / "validation.jsonl", streaming=True))
-    list(load_hellaswag(data_files=HELLASWAG / "validation.parquet", streaming=True))
+    list(stream("hellaswag", data_files=HELLASWAG / "validation.jsonl"))
+    list(stream("hellaswag", data_files=HELLASWAG / "validation.parquet"))
     assert not cache.exists() or not any(cache.iterdir())
 
 
@@ -242,7 +242,7 @@ def test_mmlu_resolves_configuration_and_split_in_a_hub_layout(
     everything = load_mmlu(split="validation", hub=folder, cache_dir=cache_dir)
     assert len(everything) == 4 and len(validation) == 1
     assert validation[0] == [s for s in everything if s.extra["subject"] == "virology"][1]
-    streamed = list(load_mmlu("astronomy", hub=folder, cache_dir=cache_dir, streaming=True))
+    streamed = list(stream("mmlu", "astronomy", hub=folder, cache_dir=cache_dir))
     assert streamed == list(astronomy)
     with pytest.raises(ValueError, match="BuilderConfig 'nope' not found"):
         load_mmlu("nope", hub=folder, cache_dir=cache_dir)

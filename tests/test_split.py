@@ -170,9 +170,8 @@ import sys
 import sdvm_hf
 whole = sdvm_hf.load("hellaswag", data_files={str(hellaswag / "validation.parquet")!r})
 part = sdvm_hf.load("hellaswag", split="validation[25%:-10%]", data_files={str(hellaswag / "validation.jsonl")!r})
-stream = sdvm_hf.load(
+stream = sdvm_hf.stream(
     "hellaswag", split="validation[-50%:]", data_files={str(hellaswag / "validation.parquet")!r},
-    streaming=True,
 )
 mmlu = sdvm_hf.load_mmlu(split="test[:3]", data_files={str(mmlu / "*.csv")!r})
 sdvm_hf.write_parquet(part, {str(tmp_path / "out.parquet")!r})

@@ -105,9 +105,9 @@ def test_a_load_written_to_parquet_builds_no_sample_model(tmp_path: Path) -> Non
     """The cold path stays in Arrow: pydantic is imported with the first sample object."""
     out = tmp_path / "out.parquet"
     code = (
-        "from sdvm_hf import load_hellaswag, write_parquet\n"
+        "from sdvm_hf import load_hellaswag, stream, write_parquet\n"
         f"write_parquet(load_hellaswag(bundled=True), {str(out)!r})\n"
-        f"write_parquet(load_hellaswag(bundled=True, streaming=True), {str(out)!r})"
+        f"write_parquet(stream('hellaswag', bundled=True), {str(out)!r})"
     )
     assert "pydantic" not in _imported_after(code)
     assert "pydantic" in _imported_after(code + "\nnext(iter(load_hellaswag(bundled=True)))")

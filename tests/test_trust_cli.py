@@ -125,7 +125,7 @@ def test_duplicate_labels_say_so_rather_than_list_the_answer_as_missing() -> Non
         }
     )
     mapping = MultipleChoiceMapping(
-        name="arc",
+        dataset="arc",
         context="question",
         choices="choices.text",
         answer="answerKey",

@@ -3,7 +3,7 @@
 from sdvm_hf import MultipleChoiceMapping, Preset
 
 TINY = MultipleChoiceMapping(
-    name="tiny", context="prompt", choices=("yes", "no"), answer="gold", answer_format="text"
+    dataset="tiny", context="prompt", choices=("yes", "no"), answer="gold", answer_format="text"
 )
 
 PRESET = Preset(

@@ -121,7 +121,7 @@ def _mapping(args: argparse.Namespace) -> MultipleChoiceMapping:
     context = args.context[0] if len(args.context) == 1 else tuple(args.context)
     rename = dict(_pair(item) for item in args.rename)
     return MultipleChoiceMapping(
-        name=args.hub or "dataset",
+        dataset=args.hub or "dataset",
         context=context,
         context_join=args.context_join,
         choices=choices,
@@ -146,7 +146,7 @@ def _pair(item: str) -> tuple[str, str]:
 
 def _load(args: argparse.Namespace, files: list[str]) -> StreamingSamples:
     """The split as a stream: the command holds a few batches at a time, whatever its size."""
-    from sdvm_hf.presets.registry import PRESETS, load
+    from sdvm_hf.presets.registry import PRESETS, stream
     from sdvm_hf.sources.loaders import SourceOptions
 
     options: SourceOptions = {
@@ -158,26 +158,24 @@ def _load(args: argparse.Namespace, files: list[str]) -> StreamingSamples:
     if args.dataset != "generic":
         if args.hub:
             raise ValueError(f"--hub is for generic; {args.dataset} knows its Hub dataset")
-        return load(
+        return stream(
             PRESETS[args.dataset],
             args.config,
             args.split,
             layout=args.layout,
             bundled=args.bundled,
             on_error=args.on_error,
-            streaming=True,
             **options,
         )
     if args.bundled:
         raise ValueError(f"--bundled is for {', '.join(PRESETS)}")
     if not args.hub and not args.data_files:
         raise ValueError("give --hub DATASET or --data-files PATH")
-    return load(
+    return stream(
         _mapping(args),
         args.config,
         args.split,
         on_error=args.on_error,
-        streaming=True,
         **options,
     )
 

@@ -76,7 +76,7 @@ def encode(mapping: Description, sample: MultipleChoiceSample) -> dict[str, Any]
         missing = [c for c in mapping.context_columns if c not in mapping.keep]
         if missing:
             raise EncodeError(
-                f"{mapping.name}: the context is built from {'+'.join(mapping.context_columns)}"
+                f"{mapping.dataset}: the context is built from {'+'.join(mapping.context_columns)}"
                 f" and {', '.join(missing)} is not kept in extra, so it cannot be given back"
             )
     choices = list(sample.choices)
@@ -85,7 +85,7 @@ def encode(mapping: Description, sample: MultipleChoiceSample) -> dict[str, Any]
     elif mapping.blank is None:
         if len(choices) != len(mapping.choices):
             raise EncodeError(
-                f"{mapping.name}: the layout has {len(mapping.choices)} choice columns "
+                f"{mapping.dataset}: the layout has {len(mapping.choices)} choice columns "
                 f"({', '.join(mapping.choices)}), the sample {len(choices)} choices"
             )
         for column, text in zip(mapping.choices, choices, strict=True):
@@ -120,12 +120,13 @@ def _answer(mapping: Description, row: dict[str, Any], index: int, choices: list
         labels = get(row, mapping.labels)
     except KeyError:
         raise EncodeError(
-            f"{mapping.name}: the answer is one of the labels in {mapping.labels}, which the "
+            f"{mapping.dataset}: the answer is one of the labels in {mapping.labels}, which the "
             "sample does not keep in extra, so the answer cannot be given back"
         ) from None
     if len(labels) != len(choices):
         raise EncodeError(
-            f"{mapping.name}: {len(labels)} labels in {mapping.labels} for {len(choices)} choices"
+            f"{mapping.dataset}: {len(labels)} labels in {mapping.labels} "
+            f"for {len(choices)} choices"
         )
     return labels[index]
 

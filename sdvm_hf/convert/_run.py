@@ -25,7 +25,7 @@ from sdvm_hf.arrow._found import Problems, first_per_row
 from sdvm_hf.arrow.rejects import Rejects, json_line
 from sdvm_hf.arrow.sequence import SampleSequence, arrow_table
 from sdvm_hf.convert._description import Description
-from sdvm_hf.convert._table import sample_rows, where
+from sdvm_hf.convert._table import sample_rows
 from sdvm_hf.errors import ConversionError, LayoutError
 
 if TYPE_CHECKING:
@@ -98,7 +98,6 @@ class _Piece:
 def _checked(
     mapping: Description,
     data: pa.Table | pa.RecordBatch,
-    split: str,
     first_row: int,
     rows: Rows,
     key: Key,
@@ -107,9 +106,9 @@ def _checked(
     """The input in pieces under 2 GiB, each converted and checked; rows numbered once."""
     source = pa.Table.from_batches([data]) if isinstance(data, pa.RecordBatch) else data
     numbers = _numbers(mapping, source, first_row, rows)
-    names = _key_names(mapping, source, key, split)
+    names = _key_names(mapping, source, key)
     for start, part in chunks(source):
-        samples, found = sample_rows(mapping, part, split)
+        samples, found = sample_rows(mapping, part)
         yield _Piece(
             part,
             numbers[start : start + part.num_rows],
@@ -123,7 +122,6 @@ def convert(
     mapping: Description,
     data: pa.Table | pa.RecordBatch,
     *,
-    split: str,
     on_error: OnError,
     first_row: int,
     rows: Rows,
@@ -135,7 +133,7 @@ def convert(
         raise ValueError(f"on_error must be 'raise' or 'skip', got {on_error!r}")
     tables: list[pa.Table] = []
     rejects: list[Rejects] = []
-    for piece in _checked(mapping, data, split, first_row, rows, key, chunks):
+    for piece in _checked(mapping, data, first_row, rows, key, chunks):
         if not len(piece.first):
             tables.append(piece.samples)
             continue
@@ -145,7 +143,7 @@ def convert(
             if piece.keys:
                 named = ", ".join(f"{k}={v!r}" for k, v in piece.key_of(problem.row).items())
                 at = replace(at, note=f"{at.note}; key {named}" if at.note else f"key {named}")
-            raise ConversionError(where(mapping, split), at)
+            raise ConversionError(mapping.where, at)
         keep = np.ones(piece.source.num_rows, dtype=bool)
         keep[piece.first.rows] = False
         tables.append(piece.samples.filter(pa.array(keep)))
@@ -158,14 +156,13 @@ def tagged(
     mapping: Description,
     data: pa.Table | pa.RecordBatch,
     *,
-    split: str,
     first_row: int,
     rows: Rows,
     key: Key,
     chunks: Chunks = row_chunks,
 ) -> pa.Table:
     """Every input row, converted or rejected (see ``MultipleChoiceMapping.tagged``)."""
-    pieces = [_tag(piece) for piece in _checked(mapping, data, split, first_row, rows, key, chunks)]
+    pieces = [_tag(piece) for piece in _checked(mapping, data, first_row, rows, key, chunks)]
     return pieces[0] if len(pieces) == 1 else pa.concat_tables(pieces)
 
 
@@ -195,11 +192,11 @@ def _numbers(mapping: Description, source: pa.Table, first_row: int, rows: Rows)
         return np.arange(first_row, first_row + n, dtype=np.int64)
     if isinstance(rows, str):
         if rows not in source.column_names:
-            raise LayoutError(f"{mapping.name}: rows={rows!r} names no column of the batch")
+            raise LayoutError(f"{mapping.where}: rows={rows!r} names no column of the batch")
         column = source.column(rows)
         if column.null_count or not pa.types.is_integer(column.type):
             raise LayoutError(
-                f"{mapping.name}: rows={rows!r} should be a column of row numbers (integers, "
+                f"{mapping.where}: rows={rows!r} should be a column of row numbers (integers, "
                 f"no nulls), got {column.type} with {column.null_count} nulls"
             )
         return np.asarray(column.to_numpy(), dtype=np.int64)
@@ -209,12 +206,12 @@ def _numbers(mapping: Description, source: pa.Table, first_row: int, rows: Rows)
     return numbers
 
 
-def _key_names(mapping: Description, source: pa.Table, key: Key, split: str) -> tuple[str, ...]:
+def _key_names(mapping: Description, source: pa.Table, key: Key) -> tuple[str, ...]:
     names = (key,) if isinstance(key, str) else (key or ())
     missing = [name for name in names if name not in source.column_names]
     if missing:
         raise LayoutError(
-            f"{where(mapping, split)}: key column {missing[0]!r} is missing; columns seen: "
+            f"{mapping.where}: key column {missing[0]!r} is missing; columns seen: "
             f"{', '.join(source.column_names)}"
         )
     return names

@@ -40,11 +40,6 @@ from sdvm_hf.errors import LayoutError, PathPart, ProblemKind
 _WITHHELD = "the labels of this split are withheld, so its rows cannot be samples"
 
 
-def where(mapping: Description, split: str) -> str:
-    """The mapping's name and the split, as messages begin (``"hellaswag validation"``)."""
-    return f"{mapping.name} {split}".strip()
-
-
 def _context_label(mapping: Description) -> str:
     return "+".join(mapping.context_columns)
 
@@ -57,7 +52,7 @@ def _choices_label(mapping: Description) -> str:
 # -- the schema ----------------------------------------------------------------------------
 
 
-def extra_columns(mapping: Description, names: Sequence[str], split: str = "") -> list[str]:
+def extra_columns(mapping: Description, names: Sequence[str]) -> list[str]:
     """The source columns (after ``unnest``) that go to ``extra``, in order."""
     used = set(mapping.consumed) - set(mapping.keep)
     rest = [n for n in names if n not in used and n not in mapping.drop]
@@ -66,24 +61,24 @@ def extra_columns(mapping: Description, names: Sequence[str], split: str = "") -
     clash = reserved_key(mapping.rename.get(n, n) for n in ordered)
     if clash is not None:
         raise LayoutError(
-            f"{where(mapping, split)}: column {clash!r} would go to extra, but it is a "
+            f"{mapping.where}: column {clash!r} would go to extra, but it is a "
             f"reserved wire key; add it to the mapping's drop=(...) or "
             f"rename={{{clash!r}: ...}}"
         )
     return ordered
 
 
-def sample_schema_of(mapping: Description, source: pa.Schema, split: str = "") -> pa.Schema:
+def sample_schema_of(mapping: Description, source: pa.Schema) -> pa.Schema:
     """The sample schema the mapping gives for a source of schema ``source``."""
     # the pass's own preparation, on no rows: the two cannot disagree
     flat = prepare(mapping, source.empty_table())[0].schema
-    extra = extra_columns(mapping, flat.names, split)
+    extra = extra_columns(mapping, flat.names)
     if not extra:
         return sample_schema(JSON_EXTRA)
     for name in extra:
         problem = json_type_problem(flat.field(name).type, name)
         if problem:
-            raise LayoutError(f"{where(mapping, split)}: column {problem}; drop it or cast it")
+            raise LayoutError(f"{mapping.where}: column {problem}; drop it or cast it")
     fields = [
         pa.field(
             mapping.rename.get(name, name),
@@ -115,7 +110,7 @@ def prepare(mapping: Description, table: pa.Table) -> tuple[pa.Table, list[Found
     return table, problems
 
 
-def sample_rows(mapping: Description, source: pa.Table, split: str) -> tuple[pa.Table, list[Found]]:
+def sample_rows(mapping: Description, source: pa.Table) -> tuple[pa.Table, list[Found]]:
     """Every row as a sample row (bad ones may hold anything) and every problem found."""
     table, problems = prepare(mapping, source)
     labels = (mapping.labels,) if mapping.labels else ()
@@ -123,7 +118,7 @@ def sample_rows(mapping: Description, source: pa.Table, split: str) -> tuple[pa.
     missing = [n for n in needed if n not in table.column_names]
     if missing:
         raise LayoutError(
-            f"{where(mapping, split)}: column {missing[0]!r} is missing; "
+            f"{mapping.where}: column {missing[0]!r} is missing; "
             f"columns seen: {', '.join(table.column_names)}{_close(missing[0], table)}"
         )
     if mapping.answer not in table.column_names:
@@ -132,14 +127,14 @@ def sample_rows(mapping: Description, source: pa.Table, split: str) -> tuple[pa.
             " (a split whose labels are withheld has no answers, so its rows cannot be samples)"
         )
         raise LayoutError(
-            f"{where(mapping, split)}: column {mapping.answer!r} is missing; columns seen: "
+            f"{mapping.where}: column {mapping.answer!r} is missing; columns seen: "
             f"{', '.join(table.column_names)}{why}"
         )
-    out_schema = sample_schema_of(mapping, table.schema, split)
+    out_schema = sample_schema_of(mapping, table.schema)
     for name in mapping.context_columns:
         if not is_text(table.schema.field(name).type):
             raise LayoutError(
-                f"{where(mapping, split)}: context column {name!r} should hold strings, "
+                f"{mapping.where}: context column {name!r} should hold strings, "
                 f"got {table.schema.field(name).type}"
             )
     if len(mapping.context_columns) == 1:
@@ -156,7 +151,7 @@ def sample_rows(mapping: Description, source: pa.Table, split: str) -> tuple[pa.
             Found(np.array([row], np.int64), at, expected, [got], note, kind=kind)
             for row, expected, got, note, kind in blanks
         ]
-    answer, answer_problems = _answer(mapping, table, choices, split)
+    answer, answer_problems = _answer(mapping, table, choices)
     n = table.num_rows
     extra = _extra(mapping, table, out_schema.field("extra").type)
     problems += [*choice_problems, answer_problems]
@@ -183,20 +178,18 @@ def _choices(mapping: Description, table: pa.Table) -> tuple[pa.Array, list[Foun
         if is_list(column.type):
             return choices_from_list(column, columns[0])
         raise LayoutError(
-            f"{mapping.name}: column {columns[0]!r} should hold a list of choices, "
+            f"{mapping.where}: column {columns[0]!r} should hold a list of choices, "
             f"got {column.type}; name several columns as choices=(...) instead"
         )
     arrays = [one_array(table.column(name)) for name in columns]
     return choices_from_columns(arrays, columns)
 
 
-def _answer(
-    mapping: Description, table: pa.Table, choices: pa.Array, split: str
-) -> tuple[pa.Array, Found]:
+def _answer(mapping: Description, table: pa.Table, choices: pa.Array) -> tuple[pa.Array, Found]:
     """The answer as an int64 index (null where unusable) and the problems found."""
     raw = one_array(table.column(mapping.answer))
     counts = pc.list_value_length(choices)
-    at = f"{where(mapping, split)}: answer column {mapping.answer!r}"
+    at = f"{mapping.where}: answer column {mapping.answer!r}"
     labels = one_array(table.column(mapping.labels)) if mapping.labels else None
     answer_format = mapping.answer_format
     index = answer_index(raw, choices, answer_format, at, labels)

@@ -24,7 +24,7 @@ This module is the description and its forms; the vectorised pass is :mod:`._tab
 one run of it (row numbers, the 2 GiB chunking, raise, skip or tag) is :mod:`._run`.
 
 >>> import pyarrow as pa
->>> arc = MultipleChoiceMapping(name="arc", context="question", choices=("A", "B", "C"),
+>>> arc = MultipleChoiceMapping(dataset="arc", context="question", choices=("A", "B", "C"),
 ...                             answer="key", answer_format="letter")
 >>> arc.row({"question": "Which is a metal?", "A": "iron", "B": "wood", "C": "glass",
 ...          "key": "A", "id": "q1"}).extra
@@ -34,7 +34,7 @@ one run of it (row numbers, the 2 GiB chunking, raise, skip or tag) is :mod:`._r
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
@@ -67,8 +67,8 @@ __all__ = [
 class MultipleChoiceMapping:
     """Where a multiple-choice source keeps the context, the choices and the answer."""
 
-    name: str
-    """The dataset's name, used in error messages (``"hellaswag"``)."""
+    dataset: str
+    """The dataset this mapping reads, as messages name it (``"hellaswag"``)."""
     context: str | tuple[str, ...]
     """The column holding the context (stem or question), or several text columns joined
     with :attr:`context_join` (Social IQa's ``("context", "question")``)."""
@@ -109,21 +109,25 @@ class MultipleChoiceMapping:
     schema (HellaSwag's ``ind`` is int32 on the Hub, int64 when read from JSON)."""
     extra_order: tuple[str, ...] = ()
     """Extra columns to put first, in this order; the rest follow in source order."""
+    split: str = field(default="", compare=False)
+    """The split whose rows this mapping converts, as messages name it (``"validation"``):
+    bound once with :meth:`for_split` (or the ``split=`` of a form), read by every pass.
+    Not part of the description: one mapping serves every split."""
 
     def __post_init__(self) -> None:
         if self.answer_format not in ANSWER_FORMATS:
             raise ValueError(
-                f"{self.name}: answer_format must be one of {', '.join(ANSWER_FORMATS)}, "
+                f"{self.dataset}: answer_format must be one of {', '.join(ANSWER_FORMATS)}, "
                 f"got {self.answer_format!r}"
             )
         if (self.answer_format == "label") != (self.labels is not None):
             raise ValueError(
-                f"{self.name}: labels=... names the label column of answer_format='label', "
+                f"{self.dataset}: labels=... names the label column of answer_format='label', "
                 f"and only of it (got answer_format={self.answer_format!r}, "
                 f"labels={self.labels!r})"
             )
         if self.blank is not None and len(self.context_columns) != 1:
-            raise ValueError(f"{self.name}: blank={self.blank!r} needs one context column")
+            raise ValueError(f"{self.dataset}: blank={self.blank!r} needs one context column")
 
     # -- the description --------------------------------------------------------------------
 
@@ -140,6 +144,8 @@ class MultipleChoiceMapping:
         """The description as JSON (Arrow types by name), as a sample file's record keeps it."""
         described: dict[str, Any] = {}
         for item in fields(self):
+            if item.name == "split":
+                continue
             value = getattr(self, item.name)
             if item.name == "types":
                 value = {column: str(kind) for column, kind in value.items()}
@@ -149,6 +155,15 @@ class MultipleChoiceMapping:
                 value = dict(value)
             described[item.name] = value
         return described
+
+    def for_split(self, split: str | None) -> MultipleChoiceMapping:
+        """The same mapping, its messages naming ``split`` (``None``: as it is)."""
+        return self if split is None or split == self.split else replace(self, split=split)
+
+    @property
+    def where(self) -> str:
+        """How its messages begin: the dataset and the split (``"hellaswag validation"``)."""
+        return f"{self.dataset} {self.split}".strip()
 
     @property
     def context_columns(self) -> tuple[str, ...]:
@@ -166,15 +181,15 @@ class MultipleChoiceMapping:
         labels = (self.labels,) if self.labels else ()
         return (*self.context_columns, *self.choice_columns, self.answer, *labels)
 
-    def extra_columns(self, names: Sequence[str], split: str = "") -> list[str]:
+    def extra_columns(self, names: Sequence[str]) -> list[str]:
         """The source columns (after :attr:`unnest`) that go to ``extra``, in order."""
-        return _table.extra_columns(self, names, split)
+        return _table.extra_columns(self, names)
 
-    def schema(self, source: pa.Schema | datasets.Features, split: str = "") -> pa.Schema:
+    def schema(self, source: pa.Schema | datasets.Features) -> pa.Schema:
         """The sample schema this mapping gives for a source of schema ``source``."""
         if not isinstance(source, pa.Schema):
             source = source.arrow_schema
-        return _table.sample_schema_of(self, source, split)
+        return _table.sample_schema_of(self, source)
 
     def features(
         self, source: pa.Schema | datasets.Features, on_error: OnError = "raise"
@@ -196,7 +211,7 @@ class MultipleChoiceMapping:
         self,
         data: pa.Table | pa.RecordBatch,
         *,
-        split: str = "",
+        split: str | None = None,
         on_error: OnError = "raise",
         first_row: int = 0,
         rows: Rows = None,
@@ -215,9 +230,8 @@ class MultipleChoiceMapping:
         fit an int64, an ``ind`` of ``"abc"`` for an int32) is a bad row like any other.
         """
         return _run.convert(
-            self,
+            self.for_split(split),
             data,
-            split=split,
             on_error=on_error,
             first_row=first_row,
             rows=rows,
@@ -229,7 +243,7 @@ class MultipleChoiceMapping:
         self,
         data: pa.Table | pa.RecordBatch,
         *,
-        split: str = "",
+        split: str | None = None,
         first_row: int = 0,
         rows: Rows = None,
         key: Key = None,
@@ -241,7 +255,7 @@ class MultipleChoiceMapping:
         self,
         data: pa.Table | pa.RecordBatch,
         *,
-        split: str = "",
+        split: str | None = None,
         first_row: int = 0,
         rows: Rows = None,
         key: Key = None,
@@ -260,14 +274,14 @@ class MultipleChoiceMapping:
         stable key however the engine splits and orders the rows.
 
         >>> import pyarrow as pa
-        >>> m = MultipleChoiceMapping(name="t", context="q", choices=("a", "b"), answer="k")
+        >>> m = MultipleChoiceMapping(dataset="t", context="q", choices=("a", "b"), answer="k")
         >>> batch = pa.table({"q": ["x", "y"], "a": ["1", "2"], "b": ["3", "4"],
         ...                   "k": [0, 5], "id": ["q7", "q8"]})
         >>> import json; json.loads(m.tagged(batch, key="id")["reject"][1].as_py())["key"]
         {'id': 'q8'}
         """
         return _run.tagged(
-            self, data, split=split, first_row=first_row, rows=rows, key=key, chunks=row_chunks
+            self.for_split(split), data, first_row=first_row, rows=rows, key=key, chunks=row_chunks
         )
 
     # -- the batch and row forms ------------------------------------------------------------
@@ -277,7 +291,7 @@ class MultipleChoiceMapping:
         batch: Mapping[str, Sequence[Any]],
         indices: Sequence[int] | None = None,
         *,
-        split: str = "",
+        split: str | None = None,
         on_error: OnError = "raise",
         key: Key = None,
     ) -> dict[str, list[Any]] | pa.Table:
@@ -318,7 +332,7 @@ class MultipleChoiceMapping:
         self,
         batch: pa.Table | pa.RecordBatch,
         *,
-        split: str = "",
+        split: str | None = None,
         on_error: OnError = "raise",
         rows: Rows = None,
         key: Key = None,
@@ -337,7 +351,7 @@ class MultipleChoiceMapping:
         raise ValueError(f"on_error must be 'raise' or 'skip', got {on_error!r}")
 
     def row(
-        self, record: Mapping[str, Any], *, split: str = "", row: int = 0
+        self, record: Mapping[str, Any], *, split: str | None = None, row: int = 0
     ) -> MultipleChoiceSample:
         """The row form: one source record (a dict) to a typed sample (``row``: its number)."""
         table = pa.Table.from_pylist([dict(record)])

@@ -53,6 +53,11 @@ class Preset:
     """The Hub revision to load, when ``main`` is not the one."""
     config: str | None = None
     """The Hub configuration loaded when none is named."""
+    configs: tuple[str, ...] = ()
+    """The dataset's configurations (``()``: only :attr:`config`, or ``"default"``). The Hub
+    checks a configuration itself; local files cannot tell one from another (ARC-Easy and
+    ARC-Challenge share a layout), so there the one named is taken as the caller's word and
+    recorded, and must be one of these."""
     signatures: Sequence[tuple[str, frozenset[str]]] = ()
     """Layout detection, most specific first: a layout and the columns that identify it."""
     config_column: str | None = None
@@ -75,6 +80,11 @@ class Preset:
     """How derived columns follow a changed context, choice or answer: called with the row the
     mapping gave back and the sample, it updates the row in place and returns ``None``, or
     returns why the fix cannot be expressed in the layout (the row then keeps its original)."""
+
+    @property
+    def known_configs(self) -> tuple[str, ...]:
+        """Every configuration name this preset accepts for local files."""
+        return self.configs or (self.config or "default",)
 
     def layout_of(self, columns: Sequence[str]) -> str:
         """The name of the layout with these columns; :class:`LayoutError` if none fits."""

@@ -92,7 +92,7 @@ def card(parts: list[Part], written: list[tuple[str, str, pa.Table]], result: Ex
             f"- `{part.name}` from `{part.path.name}`: {where}; stages: {' -> '.join(steps)}"
         )
     counts = result.total
-    name = first.preset.name if first.preset is not None else first.mapping.name
+    name = first.preset.name if first.preset is not None else first.mapping.dataset
     body = [
         f"# {name}, exported by sdvm_hf",
         "",

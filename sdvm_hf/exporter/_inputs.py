@@ -86,7 +86,7 @@ def read_part(path: Path, given: dict[str, str | None], count: int) -> Part:
         if described is None:
             raise ExportError(f"{path}: its record names no dataset and no mapping")
         mapping = _mapping(described)
-        target = source_layout or mapping.name
+        target = source_layout or mapping.dataset
         config = given["config"] or (record or {}).get("config") or "default"
         split = given["split"] or (record or {}).get("split") or "train"
     return Part(path, record, preset, mapping, target, config, parse_split(split).name)
@@ -95,6 +95,8 @@ def read_part(path: Path, given: dict[str, str | None], count: int) -> Part:
 def _mapping(described: dict[str, Any]) -> MultipleChoiceMapping:
     """A mapping from its record's description (the generic mapping's export)."""
     fields = dict(described)
+    if "name" in fields:  # a record written before the label was named for what it is
+        fields["dataset"] = fields.pop("name")
     fields["types"] = {k: pa.type_for_alias(v) for k, v in fields.get("types", {}).items()}
     for key in ("keep", "drop", "extra_order"):
         fields[key] = tuple(fields.get(key) or ())
@@ -105,7 +107,9 @@ def _mapping(described: dict[str, Any]) -> MultipleChoiceMapping:
 
 
 def check_parts(parts: list[Part]) -> None:
-    names = {part.preset.name if part.preset else f"mapping {part.mapping.name}" for part in parts}
+    names = {
+        part.preset.name if part.preset else f"mapping {part.mapping.dataset}" for part in parts
+    }
     if len(names) > 1:
         raise ExportError(
             f"the sample files come from different datasets ({', '.join(sorted(names))}); "

@@ -18,7 +18,7 @@ from sdvm_hf.convert.preset import Preset
 __all__ = ["ARC", "PRESET"]
 
 ARC = MultipleChoiceMapping(
-    name="arc",
+    dataset="arc",
     context="question",
     choices="choices.text",
     answer="answerKey",
@@ -34,6 +34,7 @@ PRESET = Preset(
     description="ARC science exam questions (allenai/ai2_arc)",
     layouts={"arc": ARC},
     hub="allenai/ai2_arc",
+    configs=("ARC-Challenge", "ARC-Easy"),
     config="ARC-Challenge",
     split="test",
     conventions=(

@@ -15,7 +15,7 @@ from sdvm_hf.convert.preset import Preset
 __all__ = ["COMMONSENSE_QA", "PRESET"]
 
 COMMONSENSE_QA = MultipleChoiceMapping(
-    name="commonsense_qa",
+    dataset="commonsense_qa",
     context="question",
     choices="choices.text",
     answer="answerKey",

@@ -10,7 +10,7 @@ so. Every other column (``ind``, ``activity_label``, ``ctx_a``, ``ctx_b``, ``sou
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal, Unpack, overload
+from typing import TYPE_CHECKING, Any, Unpack, cast
 
 import pyarrow as pa
 
@@ -18,7 +18,6 @@ from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.convert.mapping import MultipleChoiceMapping, OnError
 from sdvm_hf.convert.preset import Bundled, Preset
 from sdvm_hf.sources.loaders import SourceOptions, load_preset
-from sdvm_hf.sources.streaming import StreamingSamples
 
 if TYPE_CHECKING:
     from sdvm_hf.samples import MultipleChoiceSample
@@ -26,7 +25,7 @@ if TYPE_CHECKING:
 __all__ = ["HELLASWAG", "PRESET", "load_hellaswag"]
 
 HELLASWAG = MultipleChoiceMapping(
-    name="hellaswag",
+    dataset="hellaswag",
     context="ctx",
     choices="endings",
     answer="label",
@@ -101,41 +100,13 @@ PRESET = Preset(
 """Everything about HellaSwag."""
 
 
-@overload
-def load_hellaswag(
-    split: str = ...,
-    *,
-    bundled: bool = ...,
-    streaming: Literal[False] = ...,
-    on_error: OnError = ...,
-    **options: Unpack[SourceOptions],
-) -> SampleSequence: ...
-@overload
-def load_hellaswag(
-    split: str = ...,
-    *,
-    bundled: bool = ...,
-    streaming: Literal[True],
-    on_error: OnError = ...,
-    **options: Unpack[SourceOptions],
-) -> StreamingSamples: ...
-@overload
-def load_hellaswag(
-    split: str = ...,
-    *,
-    bundled: bool = ...,
-    streaming: bool = ...,
-    on_error: OnError = ...,
-    **options: Unpack[SourceOptions],
-) -> SampleSequence | StreamingSamples: ...
 def load_hellaswag(
     split: str = "validation",
     *,
     bundled: bool = False,
-    streaming: bool = False,
     on_error: OnError = "raise",
     **options: Unpack[SourceOptions],
-) -> SampleSequence | StreamingSamples:
+) -> SampleSequence:
     """HellaSwag as :class:`~sdvm_hf.MultipleChoiceCompletionSample` s.
 
     From the Hub (``Rowan/hellaswag`` at ``refs/convert/parquet`` unless ``revision`` says
@@ -144,6 +115,5 @@ def load_hellaswag(
     package (no network). The test split's labels are withheld: its rows cannot be samples.
     The named form of ``load("hellaswag", None, split, ...)``: see :func:`~sdvm_hf.load`.
     """
-    return load_preset(
-        PRESET, split=split, bundled=bundled, streaming=streaming, on_error=on_error, **options
-    )
+    loaded = load_preset(PRESET, split=split, bundled=bundled, on_error=on_error, **options)
+    return cast(SampleSequence, loaded)  # not streamed: a SampleSequence

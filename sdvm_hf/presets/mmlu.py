@@ -24,13 +24,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Unpack, overload
+from typing import TYPE_CHECKING, Any, Unpack, cast
 
 from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.convert.mapping import MultipleChoiceMapping, OnError
 from sdvm_hf.convert.preset import Bundled, Preset
 from sdvm_hf.sources.loaders import SourceOptions, load_preset
-from sdvm_hf.sources.streaming import StreamingSamples
 
 if TYPE_CHECKING:
     from sdvm_hf.samples import MultipleChoiceSample
@@ -39,48 +38,48 @@ __all__ = ["MMLU_LAYOUTS", "PRESET", "detect_mmlu_layout", "load_mmlu"]
 
 MMLU_LAYOUTS: dict[str, MultipleChoiceMapping] = {
     "cais": MultipleChoiceMapping(
-        name="mmlu", context="question", choices="choices", answer="answer"
+        dataset="mmlu", context="question", choices="choices", answer="answer"
     ),
     "auxiliary_train": MultipleChoiceMapping(
-        name="mmlu auxiliary_train",
+        dataset="mmlu auxiliary_train",
         context="question",
         choices="choices",
         answer="answer",
         unnest="train",
     ),
     "hendrycks_csv": MultipleChoiceMapping(
-        name="mmlu",
+        dataset="mmlu",
         context="question",
         choices=("A", "B", "C", "D"),
         answer="answer",
         answer_format="letter",
     ),
     "lukaemon": MultipleChoiceMapping(
-        name="lukaemon/mmlu",
+        dataset="lukaemon/mmlu",
         context="input",
         choices=("A", "B", "C", "D"),
         answer="target",
         answer_format="letter",
     ),
     "mmlu_pro": MultipleChoiceMapping(
-        name="mmlu-pro", context="question", choices="options", answer="answer_index"
+        dataset="mmlu-pro", context="question", choices="options", answer="answer_index"
     ),
     "mmmlu": MultipleChoiceMapping(
-        name="mmmlu",
+        dataset="mmmlu",
         context="Question",
         choices=("A", "B", "C", "D"),
         answer="Answer",
         answer_format="letter",
     ),
     "global_mmlu": MultipleChoiceMapping(
-        name="global-mmlu",
+        dataset="global-mmlu",
         context="question",
         choices=("option_a", "option_b", "option_c", "option_d"),
         answer="answer",
         answer_format="letter",
     ),
     "mmlu_redux": MultipleChoiceMapping(
-        name="mmlu-redux", context="question", choices="choices", answer="answer"
+        dataset="mmlu-redux", context="question", choices="choices", answer="answer"
     ),
 }
 """Every MMLU layout this package knows, by name."""
@@ -148,49 +147,15 @@ def detect_mmlu_layout(columns: Sequence[str]) -> str:
     return PRESET.layout_of(columns)
 
 
-@overload
-def load_mmlu(
-    subject: str = ...,
-    split: str = ...,
-    *,
-    layout: str | None = ...,
-    bundled: bool = ...,
-    streaming: Literal[False] = ...,
-    on_error: OnError = ...,
-    **options: Unpack[SourceOptions],
-) -> SampleSequence: ...
-@overload
-def load_mmlu(
-    subject: str = ...,
-    split: str = ...,
-    *,
-    layout: str | None = ...,
-    bundled: bool = ...,
-    streaming: Literal[True],
-    on_error: OnError = ...,
-    **options: Unpack[SourceOptions],
-) -> StreamingSamples: ...
-@overload
-def load_mmlu(
-    subject: str = ...,
-    split: str = ...,
-    *,
-    layout: str | None = ...,
-    bundled: bool = ...,
-    streaming: bool = ...,
-    on_error: OnError = ...,
-    **options: Unpack[SourceOptions],
-) -> SampleSequence | StreamingSamples: ...
 def load_mmlu(
     subject: str = "all",
     split: str = "test",
     *,
     layout: str | None = None,
     bundled: bool = False,
-    streaming: bool = False,
     on_error: OnError = "raise",
     **options: Unpack[SourceOptions],
-) -> SampleSequence | StreamingSamples:
+) -> SampleSequence:
     """MMLU as :class:`~sdvm_hf.MultipleChoiceQuestionAnswerSample` s, in any known layout.
 
     From the Hub (``cais/mmlu``, configuration ``subject``), from ``data_files`` in any layout
@@ -200,13 +165,7 @@ def load_mmlu(
     a ``subject`` other than ``"all"`` keeps that subject's rows. The named form of
     ``load("mmlu", subject, split, ...)``: see :func:`~sdvm_hf.load` for the options.
     """
-    return load_preset(
-        PRESET,
-        subject,
-        split,
-        layout=layout,
-        bundled=bundled,
-        streaming=streaming,
-        on_error=on_error,
-        **options,
+    loaded = load_preset(
+        PRESET, subject, split, layout=layout, bundled=bundled, on_error=on_error, **options
     )
+    return cast(SampleSequence, loaded)  # not streamed: a SampleSequence

@@ -25,7 +25,7 @@ from sdvm_hf.convert.preset import Preset
 __all__ = ["OPENBOOKQA", "PRESET"]
 
 OPENBOOKQA = MultipleChoiceMapping(
-    name="openbookqa",
+    dataset="openbookqa",
     context="question_stem",
     choices="choices.text",
     answer="answerKey",
@@ -41,6 +41,7 @@ PRESET = Preset(
     description="OpenBookQA science stems (allenai/openbookqa)",
     layouts={"openbookqa": OPENBOOKQA},
     hub="allenai/openbookqa",
+    configs=("main", "additional"),
     config="main",
     split="test",
     conventions=(

@@ -12,7 +12,7 @@ can"), which the conventions text tells the audit.
 
 The Hub's ``main`` branch holds a loading script, which ``datasets`` >= 4 refuses; the Parquet
 conversion lives at the revision ``refs/convert/parquet``, which is the default here. Its
-folder has been named ``plain_text`` and later ``default``; pass ``name=`` (``--name``) if the
+folder has been named ``plain_text`` and later ``default``; pass ``config=`` (``--config``) if the
 Hub asks for a configuration.
 """
 
@@ -24,7 +24,7 @@ from sdvm_hf.convert.preset import Preset
 __all__ = ["PIQA", "PRESET"]
 
 PIQA = MultipleChoiceMapping(
-    name="piqa",
+    dataset="piqa",
     context="goal",
     choices=("sol1", "sol2"),
     answer="label",
@@ -38,6 +38,7 @@ PRESET = Preset(
     description="PIQA physical commonsense goals (ybisk/piqa)",
     layouts={"piqa": PIQA},
     hub="ybisk/piqa",
+    configs=("plain_text", "default"),
     # ``main`` holds a loading script, which ``datasets`` >= 4 refuses; its Parquet
     # conversion lives at this revision.
     revision="refs/convert/parquet",

@@ -6,7 +6,7 @@ one line here; :func:`load`, the ``sdvm-hf`` command and the recipes find it by 
 
 from __future__ import annotations
 
-from typing import Literal, Unpack, overload
+from typing import Unpack, cast
 
 from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.convert.mapping import MultipleChoiceMapping, OnError
@@ -26,7 +26,7 @@ from sdvm_hf.presets import (
 from sdvm_hf.sources.loaders import SourceOptions, load_mapping, load_preset
 from sdvm_hf.sources.streaming import StreamingSamples
 
-__all__ = ["PRESETS", "load", "preset"]
+__all__ = ["PRESETS", "load", "preset", "stream"]
 
 PRESETS: dict[str, Preset] = {
     "hellaswag": hellaswag.PRESET,
@@ -55,42 +55,6 @@ Dataset = str | Preset | MultipleChoiceMapping
 """What :func:`load` reads: a preset's name, a :class:`Preset`, or a mapping of one's own."""
 
 
-@overload
-def load(
-    dataset: Dataset,
-    config: str | None = ...,
-    split: str | None = ...,
-    *,
-    layout: str | None = ...,
-    bundled: bool = ...,
-    streaming: Literal[False] = ...,
-    on_error: OnError = ...,
-    **options: Unpack[SourceOptions],
-) -> SampleSequence: ...
-@overload
-def load(
-    dataset: Dataset,
-    config: str | None = ...,
-    split: str | None = ...,
-    *,
-    layout: str | None = ...,
-    bundled: bool = ...,
-    streaming: Literal[True],
-    on_error: OnError = ...,
-    **options: Unpack[SourceOptions],
-) -> StreamingSamples: ...
-@overload
-def load(
-    dataset: Dataset,
-    config: str | None = ...,
-    split: str | None = ...,
-    *,
-    layout: str | None = ...,
-    bundled: bool = ...,
-    streaming: bool = ...,
-    on_error: OnError = ...,
-    **options: Unpack[SourceOptions],
-) -> SampleSequence | StreamingSamples: ...
 def load(
     dataset: Dataset,
     config: str | None = None,
@@ -98,10 +62,9 @@ def load(
     *,
     layout: str | None = None,
     bundled: bool = False,
-    streaming: bool = False,
     on_error: OnError = "raise",
     **options: Unpack[SourceOptions],
-) -> SampleSequence | StreamingSamples:
+) -> SampleSequence:
     """Load one split of a dataset as typed samples.
 
     ``dataset`` is a preset's name (``"hellaswag"``, ``"mmlu"``, ``"arc"``, ... see
@@ -117,21 +80,62 @@ def load(
     - ``layout``: one of the preset's published layouts (MMLU has eight); recognised from
       the columns when ``None``.
     - ``bundled=True``: the small real slice shipped in the package (no network).
-    - ``streaming=True``: a :class:`StreamingSamples` that converts batch by batch in flat
-      memory, in place of a :class:`SampleSequence`.
     - ``on_error``: ``"raise"`` stops at the first bad row; ``"skip"`` leaves it out and
       reports it in ``.rejects``.
     - ``**options``: where the rows are read from (:class:`SourceOptions`: ``data_files``,
       ``revision``, ``cache_dir``, ``token``, ``hub``).
 
+    :func:`stream` takes the same arguments and converts batch by batch in flat memory.
+
     >>> samples = load("hellaswag", split="validation", bundled=True)
     >>> samples[0].style
     'continuation'
     """
+    loaded = _opened(dataset, config, split, layout, bundled, False, on_error, options)
+    return cast(SampleSequence, loaded)  # not streamed: a SampleSequence
+
+
+def stream(
+    dataset: Dataset,
+    config: str | None = None,
+    split: str | None = None,
+    *,
+    layout: str | None = None,
+    bundled: bool = False,
+    on_error: OnError = "raise",
+    **options: Unpack[SourceOptions],
+) -> StreamingSamples:
+    """One split of a dataset as typed samples converted batch by batch, in flat memory.
+
+    The arguments are :func:`load`'s; iterating (or writing) the result reads the source
+    again, a batch at a time, and ``.rejects`` fills as it goes.
+
+    >>> [sample.style for sample in stream("hellaswag", split="validation[:2]", bundled=True)]
+    ['continuation', 'continuation']
+    """
+    streamed = _opened(dataset, config, split, layout, bundled, True, on_error, options)
+    return cast(StreamingSamples, streamed)
+
+
+def _opened(
+    dataset: Dataset,
+    config: str | None,
+    split: str | None,
+    layout: str | None,
+    bundled: bool,
+    streaming: bool,
+    on_error: OnError,
+    options: SourceOptions,
+) -> SampleSequence | StreamingSamples:
+    if not isinstance(dataset, str | Preset | MultipleChoiceMapping):
+        raise TypeError(
+            "dataset should be a preset's name (one of "
+            f"{', '.join(PRESETS)}), a Preset or a MultipleChoiceMapping, got {dataset!r}"
+        )
     if isinstance(dataset, MultipleChoiceMapping):
         if layout is not None or bundled:
             raise ValueError(
-                f"layout and bundled are a preset's; the {dataset.name} mapping has one layout "
+                f"layout and bundled are a preset's; the {dataset.dataset} mapping has one layout "
                 "and no bundled slice"
             )
         return load_mapping(

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 __all__ = ["PRESET", "SOCIAL_I_QA"]
 
 SOCIAL_I_QA = MultipleChoiceMapping(
-    name="social_i_qa",
+    dataset="social_i_qa",
     context=("context", "question"),
     context_join=" ",
     choices=("answerA", "answerB", "answerC"),

@@ -19,7 +19,7 @@ from sdvm_hf.convert.preset import Preset
 __all__ = ["PRESET", "SWAG"]
 
 SWAG = MultipleChoiceMapping(
-    name="swag",
+    dataset="swag",
     context="startphrase",
     choices=("ending0", "ending1", "ending2", "ending3"),
     answer="label",
@@ -33,6 +33,7 @@ PRESET = Preset(
     description="SWAG video caption stems (allenai/swag)",
     layouts={"swag": SWAG},
     hub="allenai/swag",
+    configs=("regular", "full"),
     config="regular",
     split="validation",
     conventions=(

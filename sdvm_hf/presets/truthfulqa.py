@@ -16,7 +16,7 @@ from sdvm_hf.convert.preset import Preset
 __all__ = ["PRESET", "TRUTHFULQA"]
 
 TRUTHFULQA = MultipleChoiceMapping(
-    name="truthfulqa",
+    dataset="truthfulqa",
     context="question",
     choices="mc1_targets.choices",
     answer="mc1_targets.labels",
@@ -30,6 +30,7 @@ PRESET = Preset(
     description="TruthfulQA single-answer questions (truthfulqa/truthful_qa)",
     layouts={"truthfulqa": TRUTHFULQA},
     hub="truthfulqa/truthful_qa",
+    configs=("multiple_choice", "generation"),
     config="multiple_choice",
     split="validation",
     conventions=(

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 __all__ = ["PRESET", "WINOGRANDE"]
 
 WINOGRANDE = MultipleChoiceMapping(
-    name="winogrande",
+    dataset="winogrande",
     context="sentence",
     blank="_",
     choices=("option1", "option2"),
@@ -71,6 +71,7 @@ PRESET = Preset(
     description="Winogrande fill-in-the-blank sentences (allenai/winogrande)",
     layouts={"winogrande": WINOGRANDE},
     hub="allenai/winogrande",
+    configs=tuple(f"winogrande_{size}" for size in ("xs", "s", "m", "l", "xl", "debiased")),
     config="winogrande_xl",
     split="validation",
     conventions=(

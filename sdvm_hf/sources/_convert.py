@@ -21,7 +21,7 @@ from sdvm_hf.convert.mapping import Conversion, MultipleChoiceMapping, OnError
 from sdvm_hf.errors import ConversionError, LayoutError
 
 if TYPE_CHECKING:
-    pass
+    from sdvm_hf.sources._split import SplitSpec
 
 
 MappingChoice = MultipleChoiceMapping | Callable[[Sequence[str]], MultipleChoiceMapping]
@@ -33,15 +33,28 @@ BATCH_ROWS = 65_536
 
 @dataclass
 class Selection:
-    """Keep the rows whose ``column`` holds ``value`` (a configuration of local files)."""
+    """Keep the rows whose ``column`` holds ``value`` (a configuration of local files).
+
+    With a ``window`` (the slice of a split spec) only the selected rows in that slice are
+    kept: the slice counts the configuration's rows, as it does on the Hub, where a
+    configuration is a split of its own. Its bounds are set by :meth:`bound` first.
+    """
 
     dataset: str
     column: str
     value: str
+    window: SplitSpec | None = None
+    bounds: tuple[int, int | None] = (0, None)
     seen: set[str] = field(default_factory=set)
     matched: int = 0
+    kept: int = 0
 
-    def mask(self, batch: pa.Table) -> np.ndarray:
+    def fresh(self) -> Selection:
+        """The same selection with nothing counted yet (one per pass over the rows)."""
+        return replace(self, seen=set(), matched=0, kept=0)
+
+    def matches(self, batch: pa.Table) -> np.ndarray:
+        """Whether each row of ``batch`` holds the value (no slice applied)."""
         if self.column not in batch.column_names:
             raise LayoutError(
                 f"{self.dataset}: the source has no {self.column!r} column, so "
@@ -50,8 +63,23 @@ class Selection:
             )
         column = batch.column(self.column)
         self.seen.update(str(value) for value in pc.unique(column).to_pylist())
-        mask = np.asarray(pc.fill_null(pc.equal(column, self.value), False), dtype=bool)
-        self.matched += int(mask.sum())
+        return np.asarray(pc.fill_null(pc.equal(column, self.value), False), dtype=bool)
+
+    def bound(self, matching: int | None) -> None:
+        """Set the window's rows from the number of matching rows (``None``: not needed)."""
+        if self.window is not None:
+            self.bounds = self.window.bounds(matching)
+
+    def mask(self, batch: pa.Table) -> np.ndarray:
+        mask = self.matches(batch)
+        count = int(mask.sum())
+        if self.window is not None and count:
+            start, stop = self.bounds
+            ordinal = self.matched + np.cumsum(mask) - 1  # of each row among the matching
+            inside = ordinal >= start if stop is None else (ordinal >= start) & (ordinal < stop)
+            mask &= inside
+        self.matched += count
+        self.kept += int(mask.sum())
         return mask
 
     def check(self) -> None:
@@ -60,6 +88,8 @@ class Selection:
                 f"{self.dataset}: no row has {self.column}={self.value!r}; "
                 f"{self.column} values seen: {', '.join(sorted(self.seen)) or '(none)'}"
             )
+        if self.window is not None and not self.kept:
+            raise self.window.empty(self.matched)
 
 
 def conversions(
@@ -82,14 +112,12 @@ def conversions(
             if select is not None:
                 mask = select.mask(batch)
                 batch, rows = batch.filter(pa.array(mask)), rows[mask]
-            resolved = resolve(mapping, batch.column_names)
+            resolved = resolve(mapping, batch.column_names, split)
             broken = utf8_problems(batch)
             if broken:  # a damaged file, not a bad row: even skip mode cannot write it out
                 at = broken[0]
-                raise ConversionError(
-                    f"{resolved.name} {split}".strip(), replace(at, row=int(rows[at.row]))
-                )
-            yield resolved.convert(batch, split=split, on_error=on_error, rows=rows)
+                raise ConversionError(resolved.where, replace(at, row=int(rows[at.row])))
+            yield resolved.convert(batch, on_error=on_error, rows=rows)
             progress.update(size)
     if select is not None:
         select.check()
@@ -137,8 +165,10 @@ def _sliced(table: pa.Table, first_row: int, rows: int) -> Iterator[tuple[int, p
         yield first_row + offset, table.slice(offset, rows)
 
 
-def resolve(mapping: MappingChoice, columns: Sequence[str]) -> MultipleChoiceMapping:
-    return mapping if isinstance(mapping, MultipleChoiceMapping) else mapping(columns)
+def resolve(mapping: MappingChoice, columns: Sequence[str], split: str) -> MultipleChoiceMapping:
+    """The mapping for a batch of these columns, bound to the split its messages name."""
+    chosen = mapping if isinstance(mapping, MultipleChoiceMapping) else mapping(columns)
+    return chosen.for_split(split)
 
 
 def convert_table(
@@ -153,12 +183,12 @@ def convert_table(
 
     Rows are numbered across the table from ``first_row`` (a slice keeps its split's numbers).
     """
-    resolved = resolve(mapping, table.column_names)
+    resolved = resolve(mapping, table.column_names, split)
     batches = regrouped(table, first_row, BATCH_ROWS)
     results = list(conversions(batches, resolved, split, on_error, select, table.num_rows))
     rejects = Rejects.join(result.rejects for result in results)
     if results:
         converted = pa.concat_tables([result.table for result in results])
     else:
-        converted = resolved.schema(table.schema, split).empty_table()
+        converted = resolved.schema(table.schema).empty_table()
     return SampleSequence(converted, rejects=rejects, validate=False)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypedDict, Unpack
 
@@ -31,6 +31,7 @@ from sdvm_hf.sources.source import (
     load_table,
     source_length,
     stream_batches,
+    whole,
 )
 from sdvm_hf.sources.streaming import STREAM_ROWS, StreamingSamples
 
@@ -65,15 +66,18 @@ def _load(
 ) -> SampleSequence | StreamingSamples:
     split = source.spec.name
     origin = origin or Origin(None, source)
+    if select is not None and source.spec.sliced:
+        # the slice counts the configuration's rows, as on the Hub: read the whole split
+        select = replace(select, window=source.spec)
+        source = whole(source)
+        if select.window is not None and select.window.needs_length:
+            counting = select.fresh()
+            select.bound(sum(int(counting.matches(b).sum()) for _, b in _rows(source)))
+        else:
+            select.bound(None)
     if streaming:
-
-        def batches() -> Iterator[tuple[int, pa.Table]]:
-            read = stream_batches(source, STREAM_ROWS)
-            # local files: the next batch is read while this one is converted and written
-            return origin.watch(read_ahead(read) if source.files is not None else read)
-
         streamed = StreamingSamples(
-            batches,
+            lambda: origin.watch(_rows(source)),
             mapping,
             split,
             on_error,
@@ -88,6 +92,12 @@ def _load(
     samples = convert_table(loaded.table, mapping, split, on_error, select, loaded.first_row)
     samples.provenance = origin.record
     return samples
+
+
+def _rows(source: Source) -> Iterator[tuple[int, pa.Table]]:
+    read = stream_batches(source, STREAM_ROWS)
+    # local files: the next batch is read while this one is converted and written
+    return read_ahead(read) if source.files is not None else read
 
 
 @dataclass
@@ -180,6 +190,41 @@ def _mirrored(hub: str | None) -> str | None:
     return str(copy) if copy.is_dir() else hub
 
 
+_SPLIT_NAMES = frozenset({"train", "validation", "test", "dev", "val"})
+"""Names that are splits, not configurations, in every dataset this package knows."""
+
+
+def _check_arguments(dataset: str, config: object, split: object, bundled: object) -> None:
+    """``TypeError``/``ValueError`` for arguments that cannot mean what load takes them for."""
+    for name, value in (("config", config), ("split", split)):
+        if value is not None and not isinstance(value, str):
+            raise TypeError(f"{dataset}: {name} should be a string, got {value!r}")
+    if split is not None and not str(split).strip():
+        raise ValueError(f"{dataset}: split={split!r} names no split; give one, or None")
+    if not isinstance(bundled, bool):
+        raise TypeError(f"{dataset}: bundled should be True or False, got {bundled!r}")
+
+
+def _check_config(preset: Preset, config: str | None, local: bool) -> None:
+    """A configuration the dataset has; with local files, the only check there is."""
+    if config is None or config in preset.configs:
+        return
+    known = ", ".join(preset.known_configs)
+    if preset.config_column:
+        known += f", or any {preset.config_column}"
+    if config in _SPLIT_NAMES or "[" in config:
+        raise ValueError(
+            f"{preset.name} has no configuration {config!r} (its configurations: {known}); "
+            f"load's arguments are (dataset, config, split): to name a split, pass "
+            f"split={config!r}"
+        )
+    if local and not preset.config_column and config not in preset.known_configs:
+        raise ValueError(
+            f"{preset.name} has no configuration {config!r}; its configurations: {known} "
+            "(local files cannot show which one they hold: the one named is recorded)"
+        )
+
+
 def _source(
     options: SourceOptions,
     *,
@@ -195,7 +240,18 @@ def _source(
             f"unexpected option {sorted(unknown)[0]!r}; the options are "
             f"{', '.join(SourceOptions.__annotations__)}"
         )
-    local = options.get("data_files") is not None
+    files = options.get("data_files")
+    if files is not None and not isinstance(files, (str, os.PathLike, list, tuple, dict)):
+        raise TypeError(
+            "data_files should be a path, a glob or a folder, a list of them, or "
+            f"{{split: files}}, got {type(files).__name__} {files!r}"
+        )
+    local = files is not None
+    for option in ("hub", "revision"):
+        if local and options.get(option) is not None:
+            raise ValueError(
+                f"data_files names local files, {option}= a Hub dataset: give one of the two"
+            )
     return Source(
         path=None if local else _mirrored(options.get("hub") or hub),
         name=None if local else name,
@@ -222,13 +278,14 @@ def load_mapping(
     From the Hub dataset ``hub`` (with ``config``, ``split`` and the ``revision`` and
     ``token`` options), or from ``data_files``. ``split`` defaults to ``"train"``.
     """
+    _check_arguments(mapping.dataset, config, split, False)
     if options.get("hub") is None and options.get("data_files") is None:
         raise ValueError(
-            f"the {mapping.name} mapping names no dataset: give hub='OWNER/NAME' (or a local "
-            "folder laid out as a Hub repository) or data_files"
+            f"the {mapping.dataset} mapping is not told where its rows are: give "
+            "hub='OWNER/NAME' (or a local folder laid out as a Hub repository) or data_files"
         )
-    source = _source(options, hub=None, name=config, split=split or "train")
-    origin = Origin(None, source, config, mapping.name, mapping)
+    source = _source(options, hub=None, name=config, split=split or mapping.split or "train")
+    origin = Origin(None, source, config, mapping.dataset, mapping)
     return _load(source, mapping, streaming, on_error, None, origin)
 
 
@@ -251,8 +308,15 @@ def load_preset(
     slice shipped in the package. With local files, a ``config`` keeps the rows whose
     :attr:`~Preset.config_column` holds it.
     """
+    _check_arguments(preset.name, config, split, bundled)
     split = split or preset.split
     if bundled:
+        hub_options = [name for name in ("hub", "revision", "token") if options.get(name)]
+        if hub_options:
+            raise ValueError(
+                f"bundled=True reads the {preset.name} slice shipped in the package; "
+                f"{hub_options[0]}= is for the Hub: give one of the two"
+            )
         if options.get("data_files") is not None:
             raise ValueError(
                 f"give bundled=True or data_files, not both: the bundled {preset.name} slice "
@@ -275,6 +339,7 @@ def load_preset(
         csv=CsvLayout(header=preset.csv_header, file_columns=preset.file_columns),
     )
 
+    _check_config(preset, config, local=source.files is not None)
     origin = Origin(preset, source, config or preset.config)
 
     def pick(columns: Sequence[str]) -> MultipleChoiceMapping:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import glob
 import os
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from importlib import resources
 from pathlib import Path
@@ -116,6 +116,13 @@ class Source:
         if self.data_files is None:
             return None
         return expand(split_files(self.data_files, self.spec.name))
+
+
+def whole(source: Source) -> Source:
+    """The same source with its whole split (the slice dropped), files expanded once."""
+    unsliced = replace(source, split=source.spec.name)
+    unsliced.__dict__["files"] = source.files  # the cached expansion, not a second one
+    return unsliced
 
 
 @dataclass(frozen=True)

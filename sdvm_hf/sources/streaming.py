@@ -1,9 +1,8 @@
-"""``StreamingSamples``: typed samples from a split streamed batch by batch (``streaming=True``)."""
+"""``StreamingSamples``: typed samples from a split streamed batch by batch (``stream(...)``)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -30,7 +29,7 @@ STREAM_ROWS = 16_384
 
 
 class StreamingSamples:
-    """Typed samples yielded batch by batch from a streamed split (``streaming=True``).
+    """Typed samples yielded batch by batch from a streamed split (:func:`sdvm_hf.stream`).
 
     ``rejects`` fills up as the stream goes (with ``on_error="skip"``). ``shuffle`` and
     ``take`` give new streams; ``dataset`` is the stream as a ``datasets.IterableDataset`` in
@@ -104,7 +103,7 @@ class StreamingSamples:
 
     def _converted(self) -> Iterator[tuple[pa.Table, Rejects]]:
         """The source's batches converted, in order (before ``shuffle`` and ``take``)."""
-        select = None if self._select is None else replace(self._select, seen=set(), matched=0)
+        select = None if self._select is None else self._select.fresh()
         for result in conversions(
             self._batches(), self._mapping, self._split, self._on_error, select, self._total
         ):
