@@ -25,9 +25,9 @@ from sdvm_hf import load_hellaswag, summarize
 from sdvm_hf.summary import tally
 
 
-def main() -> None:
-    args = options(__doc__.splitlines()[0]).parse_args()
-    whole = replicated(args.realdata, "hellaswag/hub_validation.parquet", args.rows)
+def measure(realdata: Path, rows: int, repeats: int) -> tuple[float, dict[str, tuple[float, str]]]:
+    """Median seconds of the conversion, and of the summary bounded and exact (with ctx_a's)."""
+    whole = replicated(realdata, "hellaswag/hub_validation.parquet", rows)
     bound = tally.DISTINCT_TEXT
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "hellaswag.parquet"
@@ -35,7 +35,7 @@ def main() -> None:
         table = load_hellaswag(data_files=path).table
         times: dict[str, list[float]] = {"conversion": [], "bounded": [], "exact": []}
         said: dict[str, str] = {}
-        for repeat in range(args.repeats + 1):
+        for repeat in range(repeats + 1):
             converted = _once(lambda: load_hellaswag(data_files=path))
             tally.DISTINCT_TEXT = bound
             bounded = _once(lambda: said.update(bounded=summarize(table).extra["ctx_a"]))
@@ -47,12 +47,19 @@ def main() -> None:
                 times["bounded"].append(bounded)
                 times["exact"].append(exact)
     base = statistics.median(times["conversion"])
+    return base, {
+        label: (statistics.median(times[label]), said[label]) for label in ("bounded", "exact")
+    }
+
+
+def main() -> None:
+    args = options(__doc__.splitlines()[0]).parse_args()
+    base, shares = measure(args.realdata, args.rows, args.repeats)
     print(f"{args.rows:,} HellaSwag rows: conversion {base * 1000:.0f} ms (median)")
-    for label in ("bounded", "exact"):
-        seconds = statistics.median(times[label])
+    for label, (seconds, ctx_a) in shares.items():
         print(
             f"  summary, text distinct {label:<8} {seconds * 1000:7.0f} ms  "
-            f"{seconds / base:6.1%} of the conversion   ctx_a: {said[label]}"
+            f"{seconds / base:6.1%} of the conversion   ctx_a: {ctx_a}"
         )
 
 
