@@ -79,7 +79,6 @@ class Preset:
     mapping gave back and the sample, it updates the row in place and returns ``None``, or
     returns why the fix cannot be expressed in the layout (the row then keeps its original)."""
 
-
     @property
     def known_configs(self) -> tuple[str, ...]:
         """Every configuration name this preset accepts for local files."""
