@@ -49,14 +49,15 @@ class _Server(ThreadingHTTPServer):
 class StubService:
     """Answers like the service, each request ``delay`` seconds after it arrived.
 
-        ``faults`` is consumed one per request in the order they arrive; ``batch_faults`` maps a
-        batch's first row to the faults its own requests meet, one per request (deterministic when
-        requests run concurrently). A fault is "429", "500", "drop", "401", "402", or a malformed
-        answer: "malformed" (no result list), "short" (one sample fewer), "duplicate" (the first
-        sample twice), "extra-changed" (a key added to the first sample's extra), "bad-block" (the
-        first sample's audit block a string), "context-changed" / "answer-changed" (the first
-    sample's context or answer changed), "truncated" (the JSON body cut short). ``requests`` records what arrived,
-        ``answered_rows`` the rows answered, ``most_in_flight`` the most requests held at once.
+    ``faults`` is consumed one per request in the order they arrive; ``batch_faults`` maps a
+    batch's first row to the faults its own requests meet, one per request (deterministic when
+    requests run concurrently). A fault is "429", "500", "drop", "401", "402", or a malformed
+    answer: "malformed" (no result list), "short" (one sample fewer), "duplicate" (the first
+    sample twice), "extra-changed" (a key added to the first sample's extra), "bad-block" (the
+    first sample's audit block a string), "context-changed" / "answer-changed" (the first
+    sample's context or answer changed), "truncated" (the JSON body cut short). ``requests``
+    records what arrived (with the whole JSON ``body``), ``answered_rows`` the rows answered,
+    ``most_in_flight`` the most requests held at once.
     """
 
     def __init__(
@@ -100,6 +101,7 @@ class StubService:
                             "conventions": body.get("conventions"),
                             "config": body.get("config"),
                             "size": len(data),
+                            "body": body,
                         }
                     )
                     own = stub.batch_faults.get(rows[0]) if rows else None

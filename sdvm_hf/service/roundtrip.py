@@ -47,7 +47,7 @@ from sdvm_hf.service._base import (
     install_hint,
 )
 from sdvm_hf.service._client import DEFAULT_BASE_URL, check_base_url, check_key, make_client
-from sdvm_hf.service._join import Tagged, by_row, join, part_table, row_key, with_ids
+from sdvm_hf.service._join import Sent, by_row, join, part_table, row_key, wire_batch
 from sdvm_hf.service._lock import output_lock
 from sdvm_hf.service._parts import Parts, rows_hash
 from sdvm_hf.service._retry import Flight, Gate, Retry, send
@@ -173,28 +173,28 @@ def _run(
         number: int, gate: Gate, slots: asyncio.Semaphore, finishing: Finishing, flight: Flight
     ) -> None:
         start = starts[number]
-        batch = samples[start : start + batch_size]
-        label = f"batch {number} (rows {start}..{start + len(batch) - 1})"
-        sent = with_ids(batch, start, key)  # no await before the slot: batches queue in order
-        returned = await send(
+        source = samples.table.slice(start, batch_size)
+        label = f"batch {number} (rows {start}..{start + source.num_rows - 1})"
+        sent = wire_batch(source, start, key)  # no await before the slot: batches queue in order
+        answers = await send(
             call,
-            sent,
+            sent.wire,
             number,
             label,
             address,
             gate,
             slots,
             flight,
-            lambda r: by_row(sent, r, label),
+            lambda returned: by_row(sent, returned, label),
         )
-        await finishing.run(finish(number, start, batch.table, sent, returned, label, flight))
+        await finishing.run(finish(number, start, source, sent, answers, label, flight))
 
     async def finish(
         number: int,
         start: int,
         source: pa.Table,
-        sent: list[Tagged],
-        returned: Any,
+        sent: Sent,
+        answers: list[dict[str, Any]],
         label: str,
         flight: Flight,
     ) -> None:
@@ -205,12 +205,12 @@ def _run(
         """
         await _quiet()
         try:
-            joined = join(sent, returned, label, stage)
+            columns = join(sent, answers, label, stage)
         except ServiceError:
             flight.stopping = True  # a malformed answer: no new request leaves from now on
             raise
         await _quiet()
-        part = part_table(source, joined)
+        part = part_table(source, columns)
         input_hash = rows_hash(source)
         await _quiet()
         await asyncio.to_thread(parts.write, number, part, input_hash, start)
