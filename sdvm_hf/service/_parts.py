@@ -20,7 +20,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sdvm_hf.files import write_table
+from sdvm_hf._atomic import atomic_path
 from sdvm_hf.service._base import BLOCK_COLUMNS, ServiceError
 
 log = logging.getLogger("sdvm_hf.service.roundtrip")
@@ -144,7 +144,12 @@ class Parts:
             SPAN_KEY: span(start, part.num_rows).encode(),
             CONTENT_KEY: content_hash(part).encode(),
         }
-        write_table(part.replace_schema_metadata(meta), self.path(number))
+        # Written in memory first: a part is small, and the Parquet writer's many small
+        # writes cost more, straight to a file, than the whole encoding does
+        sink = pa.BufferOutputStream()
+        pq.write_table(part.replace_schema_metadata(meta), sink)
+        with atomic_path(self.path(number)) as tmp:
+            tmp.write_bytes(sink.getvalue())
 
     def drop_if_empty(self) -> None:
         if self.folder.is_dir() and not any(self.folder.glob("batch-*.parquet")):
