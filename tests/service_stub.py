@@ -57,7 +57,9 @@ class StubService:
     first sample's audit block a string), "context-changed" / "answer-changed" (the first
     sample's context or answer changed), "truncated" (the JSON body cut short). ``requests``
     records what arrived (with the whole JSON ``body``), ``answered_rows`` the rows answered,
-    ``most_in_flight`` the most requests held at once.
+    ``most_in_flight`` the most requests held at once, ``busy`` each answered request's
+    (arrival, answer) times on ``time.monotonic`` (one clock for every process on the machine:
+    a benchmark sums them into the service's busy time).
     """
 
     def __init__(
@@ -76,6 +78,7 @@ class StubService:
         self.answered_rows: list[int] = []
         self.in_flight = 0
         self.most_in_flight = 0
+        self.busy: list[tuple[float, float]] = []
         self.lock = threading.Lock()
         stub = self
 
@@ -126,6 +129,8 @@ class StubService:
                     self.send_header("Content-Length", str(len(raw)))
                     self.end_headers()
                     self.wfile.write(raw)
+                    with stub.lock:
+                        stub.busy.append((arrived, time.monotonic()))
                 finally:
                     with stub.lock:
                         stub.in_flight -= 1
