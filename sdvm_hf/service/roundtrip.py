@@ -26,7 +26,6 @@ import asyncio
 import hashlib
 import logging
 import os
-import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -250,6 +249,6 @@ def _run(
     ordered = [tables[n].replace_schema_metadata(metadata) for n in range(len(starts))]
     result = pa.concat_tables(ordered) if ordered else samples.table
     write_table(result, output)
-    shutil.rmtree(parts.folder, ignore_errors=True)
+    parts.remove()
     # every part is the checked input's rows with columns built from checked samples
     return SampleSequence(result, source=str(output), validate=False)
