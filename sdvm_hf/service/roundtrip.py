@@ -186,7 +186,7 @@ def _run(
             flight,
             lambda returned: by_row(sent, returned, label),
         )
-        await finishing.run(finish(number, start, source, sent, answers, label, flight))
+        await finishing.run(finish(number, start, source, sent, answers, label, flight, finishing))
 
     async def finish(
         number: int,
@@ -196,22 +196,23 @@ def _run(
         answers: list[dict[str, Any]],
         label: str,
         flight: Flight,
+        finishing: Finishing,
     ) -> None:
         """Join the answer and write its part, each step at a quiet turn of the event loop.
 
         The Parquet write runs in a thread (it lets go of the GIL); a write under way when the
         run stops still completes, atomically.
         """
-        await _quiet()
+        await finishing.quiet(_quiet)
         try:
             columns = join(sent, answers, label, stage)
         except ServiceError:
             flight.stopping = True  # a malformed answer: no new request leaves from now on
             raise
-        await _quiet()
+        await finishing.quiet(_quiet)
         part = part_table(source, columns)
         input_hash = rows_hash(source)
-        await _quiet()
+        await finishing.quiet(_quiet)
         await asyncio.to_thread(parts.write, number, part, input_hash, start)
         tables[number] = part
 
