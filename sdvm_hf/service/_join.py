@@ -2,12 +2,14 @@
 
 Both ways work on columns. A batch's wire dicts are built straight from its Arrow columns
 (:func:`wire_batch`), with no sample object per row. An answered batch is checked column-wise
-(:func:`join`): its rows' core fields, styles and stage blocks go into Arrow arrays, checked
-with Arrow kernels and a few whole-list comparisons, and those arrays are the part's new
-columns. The rules are the per-row ones of :func:`join_rows` (each answer decoded into a
-sample), which stays the reference: whenever the column-wise check is not sure a batch passes,
-the batch goes through it, so an answer that breaks a rule is refused with the same message
-either way.
+(:func:`join`): each field of the answers is gathered into one list, checked with whole-list
+operations (types, blank contexts, counts and ranges, equality with what was sent, blocks
+written as JSON and read back), and turned into the Arrow array that becomes the part's
+column (Arrow refuses text UTF-8 cannot carry); on 100 rows that is cheaper than Arrow
+compute calls, some 50 µs each whatever the size. The rules are the per-row ones of
+:func:`join_rows` (each answer decoded into a sample), which stays the reference: whenever
+the column-wise check is not sure a batch passes, the batch goes through it, so an answer
+that breaks a rule is refused with the same message either way.
 """
 
 from __future__ import annotations

@@ -1,10 +1,12 @@
 """Send samples through the SDVM models with the official SDK, batch by batch, resumably.
 
 Each request carries at most 100 samples (the service's limit); up to ``concurrency``
-requests are in flight at once (the SDK's async clients), and the output keeps the input's
-order. Every sample carries a stable row id in ``extra`` (:data:`ROW_ID`), so each returned
-sample joins back to the row it came from; the id is checked and removed again, so ``extra``
-comes back untouched. An audit must send context, choices and answer back as they were sent.
+requests are in flight at once (the SDK's async low-level client, handed the wire dicts built
+from the batch's columns), and the output keeps the input's order. Every sample carries a
+stable row id in ``extra`` (:data:`ROW_ID`), so each returned sample joins back to the row it
+came from; the id is checked and removed again, so ``extra`` comes back untouched. An audit
+must send context, choices and answer back as they were sent. Answers are checked and joined
+column by column, by the rules a sample decoded per row would follow (and with its messages).
 
 Each returned batch is written to its own Parquet part (atomically) before it counts as done;
 a rerun reuses a part only when it holds exactly that batch's rows as written
