@@ -61,8 +61,8 @@ class Finishing:
     async def quiet(self, wait: Callable[[], Awaitable[object]]) -> None:
         """Wait (with ``wait``) for quiet turns of the event loop, one batch at a time.
 
-        Batches waiting side by side would keep the loop busy for each other: at 16 in
-        flight, none saw a quiet turn before :func:`quiet` gave up, each spinning 50 turns.
+        Batches waiting side by side keep the loop busy for each other: at 16 in flight most
+        never saw a quiet turn, and spun the 50 turns :func:`quiet` allows before giving up.
         The lock is fair, so the batches finish in the order they were answered.
         """
         async with self.turn:
