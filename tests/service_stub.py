@@ -49,14 +49,17 @@ class _Server(ThreadingHTTPServer):
 class StubService:
     """Answers like the service, each request ``delay`` seconds after it arrived.
 
-        ``faults`` is consumed one per request in the order they arrive; ``batch_faults`` maps a
-        batch's first row to the faults its own requests meet, one per request (deterministic when
-        requests run concurrently). A fault is "429", "500", "drop", "401", "402", or a malformed
-        answer: "malformed" (no result list), "short" (one sample fewer), "duplicate" (the first
-        sample twice), "extra-changed" (a key added to the first sample's extra), "bad-block" (the
-        first sample's audit block a string), "context-changed" / "answer-changed" (the first
-    sample's context or answer changed), "truncated" (the JSON body cut short). ``requests`` records what arrived,
-        ``answered_rows`` the rows answered, ``most_in_flight`` the most requests held at once.
+    ``faults`` is consumed one per request in the order they arrive; ``batch_faults`` maps a
+    batch's first row to the faults its own requests meet, one per request (deterministic when
+    requests run concurrently). A fault is "429", "500", "drop", "401", "402", or a malformed
+    answer: "malformed" (no result list), "short" (one sample fewer), "duplicate" (the first
+    sample twice), "extra-changed" (a key added to the first sample's extra), "bad-block" (the
+    first sample's audit block a string), "context-changed" / "answer-changed" (the first
+    sample's context or answer changed), "truncated" (the JSON body cut short). ``requests``
+    records what arrived (with the whole JSON ``body``), ``answered_rows`` the rows answered,
+    ``most_in_flight`` the most requests held at once, ``busy`` each answered request's
+    (arrival, answer) times on ``time.monotonic`` (one clock for every process on the machine:
+    a benchmark sums them into the service's busy time).
     """
 
     def __init__(
@@ -75,6 +78,7 @@ class StubService:
         self.answered_rows: list[int] = []
         self.in_flight = 0
         self.most_in_flight = 0
+        self.busy: list[tuple[float, float]] = []
         self.lock = threading.Lock()
         stub = self
 
@@ -100,6 +104,7 @@ class StubService:
                             "conventions": body.get("conventions"),
                             "config": body.get("config"),
                             "size": len(data),
+                            "body": body,
                         }
                     )
                     own = stub.batch_faults.get(rows[0]) if rows else None
@@ -124,6 +129,8 @@ class StubService:
                     self.send_header("Content-Length", str(len(raw)))
                     self.end_headers()
                     self.wfile.write(raw)
+                    with stub.lock:
+                        stub.busy.append((arrived, time.monotonic()))
                 finally:
                     with stub.lock:
                         stub.in_flight -= 1

@@ -2,7 +2,7 @@
 
 - the UTF-8 check looks at a batch's own rows only (a slice of a row group used to validate
   the group's whole shared child array once per batch): the same problems as the whole-array
-  check it replaces, on random, damaged and sliced tables;
+  check it replaces, on random, damaged and sliced tables (the check is ``_rules.py``'s);
 - the vectorised pass reads a one-chunk column as it is instead of combining (copying) it:
   the same samples and rejects as with the copies, on random damaged tables;
 - the source files are hashed in a thread beside the conversion: the same digests;
@@ -24,9 +24,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import sdvm_hf
-from sdvm_hf.arrow import _rules
 from sdvm_hf.arrow._rules import utf8_problems
-from sdvm_hf.arrow._utf8 import text_valid
 from sdvm_hf.convert import _table
 from sdvm_hf.errors import Problem
 from sdvm_hf.presets.registry import PRESETS
@@ -112,12 +110,6 @@ def _tables(draw: st.DrawFn) -> pa.Table:
 @settings(max_examples=300)
 def test_the_utf8_check_finds_what_the_whole_array_check_found(table: pa.Table) -> None:
     assert utf8_problems(table) == _old_utf8_problems(table)
-    rows_decode = True
-    try:
-        table.to_pylist()
-    except UnicodeDecodeError:
-        rows_decode = False
-    assert text_valid(table) == rows_decode
 
 
 def test_a_batch_of_a_row_group_is_checked_by_its_own_rows() -> None:
@@ -125,27 +117,8 @@ def test_a_batch_of_a_row_group_is_checked_by_its_own_rows() -> None:
     values = pa.array([b"fine", b"\xff", b"also fine"], pa.binary()).view(pa.string())
     lists = pa.ListArray.from_arrays(pa.array([0, 1, 2, 3], pa.int32()), values)
     batch = pa.table({"endings": lists}).slice(2)
-    assert text_valid(batch)
     assert utf8_problems(batch) == []
-    assert not text_valid(pa.table({"endings": lists}))
     assert [p.row for p in utf8_problems(pa.table({"endings": lists}))] == [1]
-
-
-def test_the_utf8_check_of_a_row_group_runs_once_per_row(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each batch validates its own values: the child's strings are looked at once in all."""
-    table = pa.concat_tables([HELLASWAG] * 20).combine_chunks()
-    seen: list[int] = []
-    real = _rules.text_valid
-
-    def counting(values: pa.Table | pa.Array) -> bool:
-        if isinstance(values, pa.Table):
-            seen.append(len(values))
-        return real(values)
-
-    monkeypatch.setattr(_rules, "text_valid", counting)
-    for start in range(0, table.num_rows, 64):
-        assert utf8_problems(table.slice(start, 64)) == []
-    assert sum(seen) == table.num_rows
 
 
 # -- the pass reads one-chunk columns as they are -------------------------------------------

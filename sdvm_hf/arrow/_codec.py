@@ -31,9 +31,12 @@ DECODE_ROWS = 8_192
 """Rows turned into Python samples at a time while streaming."""
 
 
+_JSON = json.JSONEncoder(ensure_ascii=False, allow_nan=False)
+
+
 def json_text(value: Any) -> str:
     """``value`` as JSON text, exactly (no NaN, non-ASCII kept)."""
-    return json.dumps(value, ensure_ascii=False, allow_nan=False)
+    return _JSON.encode(value)
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -167,10 +170,30 @@ def _trusted(
     return sample
 
 
+def plain_extras(batch: pa.Table | pa.RecordBatch) -> list[dict[str, Any]]:
+    """Each row's ``extra`` of a checked batch as a plain dict (the keys it lacks left out)."""
+    extra_column = batch.column("extra")
+    if not pa.types.is_struct(extra_column.type):
+        return [json.loads(text) for text in extra_column.to_pylist()]
+    values: list[dict[str, Any]] = extra_column.to_pylist()
+    if EXTRA_MISSING in batch.column_names:
+        for value, missing in zip(values, batch.column(EXTRA_MISSING).to_pylist(), strict=True):
+            for key in missing or ():
+                del value[key]
+    return values
+
+
+def plain_blocks(column: pa.ChunkedArray | pa.Array) -> list[Any]:
+    """A block column's JSON texts decoded to plain dicts (``None`` where absent)."""
+    if column.null_count == len(column):
+        return [None] * len(column)
+    return [None if text is None else json.loads(text) for text in column.to_pylist()]
+
+
 def _blocks(column: pa.ChunkedArray | pa.Array) -> list[Any]:
     if column.null_count == len(column):
         return [None] * len(column)
-    return [None if text is None else frozen_copy(json.loads(text)) for text in column.to_pylist()]
+    return [None if block is None else frozen_copy(block) for block in plain_blocks(column)]
 
 
 def decode(batch: pa.Table | pa.RecordBatch) -> Iterator[MultipleChoiceSample]:
@@ -180,16 +203,7 @@ def decode(batch: pa.Table | pa.RecordBatch) -> Iterator[MultipleChoiceSample]:
     from sdvm_hf.samples import MultipleChoiceSample, class_for_style
 
     fields_set = frozenset(MultipleChoiceSample.model_fields)
-    extra_column = batch.column("extra")
-    if pa.types.is_struct(extra_column.type):
-        values = extra_column.to_pylist()
-        if EXTRA_MISSING in batch.column_names:
-            for value, missing in zip(values, batch.column(EXTRA_MISSING).to_pylist(), strict=True):
-                for key in missing or ():
-                    del value[key]
-        extras = [frozen_copy(value) for value in values]
-    else:
-        extras = [frozen_copy(json.loads(text)) for text in extra_column.to_pylist()]
+    extras = [frozen_copy(value) for value in plain_extras(batch)]
     classes = {style: class_for_style(style) for style in STYLES}
     for style, context, choices, answer, extra, audit, fix, reaudit in zip(
         batch.column("style").to_pylist(),

@@ -157,17 +157,17 @@ def encode_table(
     if "extra_missing" in names and table.column("extra_missing").null_count != len(table):
         return None
     inverse = {key: column for column, key in mapping.rename.items()}
-    extra = table.column("extra").combine_chunks()
+    extra = _whole(table.column("extra"))
     columns: dict[str, pa.Array] = {}
     if pa.types.is_struct(extra.type):
         for field, values in zip(extra.type, extra.flatten(), strict=True):
             columns[inverse.get(field.name, field.name)] = values
     elif pc.any(pc.not_equal(extra, "{}")).as_py():  # extra as JSON text: the row form reads it
         return None
-    choices = table.column("choices").combine_chunks()
-    index = table.column("answer_index").combine_chunks()
+    choices = _whole(table.column("choices"))
+    index = _whole(table.column("answer_index"))
     if isinstance(mapping.context, str) and mapping.blank is None:
-        columns[mapping.context] = table.column("context").combine_chunks()
+        columns[mapping.context] = _whole(table.column("context"))
     elif any(c not in mapping.keep for c in mapping.context_columns):
         return None
     if isinstance(mapping.choices, str):
@@ -184,6 +184,11 @@ def encode_table(
             return None
         columns[mapping.answer] = answer
     return _assemble(mapping, columns, schema)
+
+
+def _whole(column: pa.ChunkedArray) -> pa.Array:
+    """A column as one array: its one chunk as it is (no copy), else its chunks joined."""
+    return column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
 
 
 def _answer_column(

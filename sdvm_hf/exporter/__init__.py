@@ -30,9 +30,11 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from sdvm_hf.exporter import _rows
 from sdvm_hf.exporter._folder import card, configs, move_into_place, write_split
 from sdvm_hf.exporter._inputs import check_folder, check_parts, parent, read_part
 from sdvm_hf.exporter._rows import export_part
+from sdvm_hf.exporter._size import split_bytes
 from sdvm_hf.exporter._types import (
     MANIFEST,
     POLICIES,
@@ -91,8 +93,8 @@ def export(
     result = Exported(folder, policy)
     staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", suffix=".tmp", dir=parent(folder)))
     try:
-        cards: list[tuple[str, str, pa.Table]] = []
-        with (staging / ROW_RECORD).open("w", encoding="utf-8") as lines:
+        cards: list[tuple[str, str, pa.Table, int]] = []
+        with (staging / ROW_RECORD).open("wb") as lines:
             for part in parts:
                 table, tally = export_part(part, policy, checks, annotate, lines)
                 result.splits[part.name] = tally
@@ -101,7 +103,12 @@ def export(
                 for config_name, piece in configs(part, table):
                     write_split(staging, config_name, part.split, piece)
                     result.configs.setdefault(config_name, []).append(part.split)
-                    cards.append((config_name, part.split, piece))
+                    size = (
+                        split_bytes(piece, whole=piece is table)
+                        if _rows.IN_PLACE
+                        else piece.nbytes  # the rows were copied into place
+                    )
+                    cards.append((config_name, part.split, piece, size))
         (staging / "README.md").write_text(card(parts, cards, result), encoding="utf-8")
         manifest = {"sdvm_hf": version("sdvm-hf"), "inputs": [str(p.resolve()) for p in paths]}
         (staging / MANIFEST).write_text(

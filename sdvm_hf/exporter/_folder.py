@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from sdvm_hf.exporter._types import ROW_RECORD, Exported, Part
@@ -25,10 +26,9 @@ def configs(part: Part, table: pa.Table) -> Iterator[tuple[str, pa.Table]]:
         return
     if column not in table.column_names:
         return
-    values = table.column(column).to_pylist()
-    for value in sorted({v for v in values if isinstance(v, str)}):
-        mask = pa.array([v == value for v in values])
-        yield value, table.filter(mask)
+    values = table.column(column)
+    for value in sorted(v for v in pc.unique(values).to_pylist() if isinstance(v, str)):
+        yield value, table.filter(pc.fill_null(pc.equal(values, value), False))
 
 
 def write_split(folder: Path, config: str, split: str, table: pa.Table) -> None:
@@ -37,20 +37,25 @@ def write_split(folder: Path, config: str, split: str, table: pa.Table) -> None:
     pq.write_table(table, path)
 
 
-def card(parts: list[Part], written: list[tuple[str, str, pa.Table]], result: Exported) -> str:
+def card(parts: list[Part], written: list[tuple[str, str, pa.Table, int]], result: Exported) -> str:
+    """The README: YAML (configs, features, sizes in bytes), provenance and counts.
+
+    ``written`` holds each configuration, split, table and its size (see :mod:`._size`).
+    """
     import datasets
     import yaml  # type: ignore[import-untyped]  # PyYAML comes with datasets
 
-    configs: dict[str, list[tuple[str, pa.Table]]] = {}
-    for config, split, table in written:
-        configs.setdefault(config, []).append((split, table))
+    configs: dict[str, list[tuple[str, pa.Table, int]]] = {}
+    for config, split, table, size in written:
+        configs.setdefault(config, []).append((split, table, size))
     first = parts[0]
     meta: dict[str, Any] = {
         "configs": [
             {
                 "config_name": config,
                 "data_files": [
-                    {"split": split, "path": f"{config}/{split}-*.parquet"} for split, _ in splits
+                    {"split": split, "path": f"{config}/{split}-*.parquet"}
+                    for split, _, _ in splits
                 ],
                 **({"default": True} if index == 0 else {}),
             }
@@ -63,8 +68,8 @@ def card(parts: list[Part], written: list[tuple[str, str, pa.Table]], result: Ex
                     splits[0][1].schema
                 )._to_yaml_list(),
                 "splits": [
-                    {"name": split, "num_bytes": table.nbytes, "num_examples": table.num_rows}
-                    for split, table in splits
+                    {"name": split, "num_bytes": size, "num_examples": table.num_rows}
+                    for split, table, size in splits
                 ],
             }
             for config, splits in configs.items()

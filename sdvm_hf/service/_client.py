@@ -9,8 +9,8 @@ from urllib.parse import urlsplit
 
 from sdvm_hf.service._base import ServiceError, Stage, install_hint
 
-Call = Callable[[list[Any]], Awaitable[list[Any]]]
-"""Send one batch; the service's answer."""
+Call = Callable[[list[dict[str, Any]]], Awaitable[Any]]
+"""Send one batch of wire dicts; the service's answer (a list of wire dicts, if well formed)."""
 DEFAULT_BASE_URL = "https://api.sdvm.ai"
 """The SDK's own default address (named in messages when no other is given)."""
 
@@ -67,29 +67,38 @@ def check_base_url(base_url: str | None, origin: str) -> None:
 def make_client(
     stage: Stage, api_key: str, base_url: str | None, conventions: str | None, timeout: float
 ) -> tuple[Call, Callable[[], Awaitable[None]]]:
-    """How to send one batch with the SDK's async client, and how to close it afterwards."""
+    """How to send one batch of wire dicts with the SDK's async client, and how to close it.
+
+    The SDK's low-level client (``sdvm.async_client.AsyncSDVMClient``) takes and returns the
+    wire dicts themselves, so no sample object is built per row on either side; the request
+    is the one ``AsyncAuditor`` / ``AsyncFixer`` / ``AsyncRefinery`` would send (their default
+    configurations, from the SDK's own config types), and the answers are checked here
+    (:mod:`sdvm_hf.service._join`) by rules that refuse everything the SDK's sample types do.
+    """
     try:
         import sdvm
+        from sdvm.async_client import AsyncSDVMClient
     except ImportError:
         raise ServiceError(install_hint()) from None
     client_args: dict[str, Any] = {"api_key": api_key, "timeout": timeout}
     if base_url:
         client_args["base_url"] = base_url
-    runner: Any
+    client = AsyncSDVMClient(**client_args)
+    audit = sdvm.AuditorConfig().to_dict()
+    fix = sdvm.FixerConfig().to_dict()
+    call: Call
     if stage == "audit":
-        runner = sdvm.AsyncAuditor(**client_args)
-        call: Call = lambda batch: runner.run(batch, conventions=conventions)  # noqa: E731
+        call = lambda batch: client.audit(batch, conventions=conventions, config=audit)  # noqa: E731
     elif stage == "fix":
-        runner = sdvm.AsyncFixer(**client_args)
-        call = lambda batch: runner.run(batch, conventions=conventions)  # noqa: E731
-    else:
-        runner = sdvm.AsyncRefinery(conventions=conventions, **client_args)
-        call = lambda batch: runner.run(batch)  # noqa: E731
+        call = lambda batch: client.fix(batch, config=fix or None, conventions=conventions)  # noqa: E731
+    else:  # what a Refinery sends: every stage's configuration the SDK writes
+        stages = {"audit": audit, **({"fix": fix} if fix else {}), "reaudit": audit}
+        call = lambda batch: client.refine(batch, config=stages, conventions=conventions)  # noqa: E731
 
     async def close() -> None:
         # The SDK (0.1.5) has no close(); its httpx.AsyncClient is closed here so that no
         # connection outlives the event loop (a request cancelled by Ctrl-C leaves one open).
-        http = getattr(getattr(runner, "_client", None), "_http", None)
+        http = getattr(client, "_http", None)
         if http is not None:
             await http.aclose()
 

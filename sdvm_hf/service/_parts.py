@@ -9,10 +9,12 @@ after it was written is named in the log and its batch is sent again (the part i
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
 import shutil
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,7 +22,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sdvm_hf.files import write_table
+from sdvm_hf._atomic import atomic_path
 from sdvm_hf.service._base import BLOCK_COLUMNS, ServiceError
 
 log = logging.getLogger("sdvm_hf.service.roundtrip")
@@ -144,11 +146,35 @@ class Parts:
             SPAN_KEY: span(start, part.num_rows).encode(),
             CONTENT_KEY: content_hash(part).encode(),
         }
-        write_table(part.replace_schema_metadata(meta), self.path(number))
+        # Written in memory first: a part is small, and the Parquet writer's many small
+        # writes cost more, straight to a file, than the whole encoding does
+        sink = pa.BufferOutputStream()
+        pq.write_table(part.replace_schema_metadata(meta), sink)
+        with atomic_path(self.path(number)) as tmp:
+            tmp.write_bytes(sink.getvalue())
+
+    def remove(self) -> None:
+        """Remove the folder and every part in it (the output is written: they are done).
+
+        The parts are removed side by side: on a file system that discards freed blocks at
+        once (ext4 mounted with ``discard``) each removal waits for the disk, about 3 ms a
+        part one after the other, and those waits overlap.
+        """
+        with contextlib.suppress(OSError):
+            files = list(self.folder.iterdir())
+            with ThreadPoolExecutor(min(16, len(files) or 1)) as pool:
+                for _ in pool.map(_unlink, files):
+                    pass
+        shutil.rmtree(self.folder, ignore_errors=True)
 
     def drop_if_empty(self) -> None:
         if self.folder.is_dir() and not any(self.folder.glob("batch-*.parquet")):
             shutil.rmtree(self.folder)
+
+
+def _unlink(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        path.unlink()
 
 
 def _first_line(error: BaseException) -> str:

@@ -7,12 +7,13 @@ import inspect
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from sdvm_hf.service._base import RESUME, ServiceError
 from sdvm_hf.service._client import Call, classify
 
 log = logging.getLogger("sdvm_hf.service.roundtrip")
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -76,16 +77,16 @@ class Gate:
 
 async def send(
     call: Call,
-    sent: list[Any],
+    sent: list[dict[str, Any]],
     number: int,
     label: str,
     address: str,
     gate: Gate,
     slots: asyncio.Semaphore,
     flight: Flight,
-    check: Callable[[Any], object],
-) -> Any:
-    """The service's answer to batch ``number``; a request holds one of ``slots`` in flight.
+    check: Callable[[Any], T],
+) -> T:
+    """``check`` of the service's answer to batch ``number``; a request holds one of ``slots``.
 
     Once ``flight`` is stopping, no request leaves and none is retried (:class:`NotSent`).
     ``check`` looks at an answer's shape before the slot is let go: a ``ServiceError`` it
@@ -112,14 +113,14 @@ async def send(
                 failure = None
                 gate.passed()
                 try:
-                    check(returned)
+                    checked = check(returned)
                 except ServiceError:
                     flight.stopping = True
                     raise
             finally:
                 flight.sending.discard(number)
         if failure is None:
-            return returned
+            return checked
         if kind == "stop":
             raise ServiceError(f"{label}: {message}; {RESUME}") from None
         if flight.stopping:

@@ -1,10 +1,12 @@
 """Send samples through the SDVM models with the official SDK, batch by batch, resumably.
 
 Each request carries at most 100 samples (the service's limit); up to ``concurrency``
-requests are in flight at once (the SDK's async clients), and the output keeps the input's
-order. Every sample carries a stable row id in ``extra`` (:data:`ROW_ID`), so each returned
-sample joins back to the row it came from; the id is checked and removed again, so ``extra``
-comes back untouched. An audit must send context, choices and answer back as they were sent.
+requests are in flight at once (the SDK's async low-level client, handed the wire dicts built
+from the batch's columns), and the output keeps the input's order. Every sample carries a
+stable row id in ``extra`` (:data:`ROW_ID`), so each returned sample joins back to the row it
+came from; the id is checked and removed again, so ``extra`` comes back untouched. An audit
+must send context, choices and answer back as they were sent. Answers are checked and joined
+column by column, by the rules a sample decoded per row would follow (and with its messages).
 
 Each returned batch is written to its own Parquet part (atomically) before it counts as done;
 a rerun reuses a part only when it holds exactly that batch's rows as written
@@ -26,7 +28,6 @@ import asyncio
 import hashlib
 import logging
 import os
-import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -47,7 +48,7 @@ from sdvm_hf.service._base import (
     install_hint,
 )
 from sdvm_hf.service._client import DEFAULT_BASE_URL, check_base_url, check_key, make_client
-from sdvm_hf.service._join import Tagged, by_row, join, part_table, row_key, with_ids
+from sdvm_hf.service._join import Sent, by_row, join, part_table, row_key, wire_batch
 from sdvm_hf.service._lock import output_lock
 from sdvm_hf.service._parts import Parts, rows_hash
 from sdvm_hf.service._retry import Flight, Gate, Retry, send
@@ -173,46 +174,47 @@ def _run(
         number: int, gate: Gate, slots: asyncio.Semaphore, finishing: Finishing, flight: Flight
     ) -> None:
         start = starts[number]
-        batch = samples[start : start + batch_size]
-        label = f"batch {number} (rows {start}..{start + len(batch) - 1})"
-        sent = with_ids(batch, start, key)  # no await before the slot: batches queue in order
-        returned = await send(
+        source = samples.table.slice(start, batch_size)
+        label = f"batch {number} (rows {start}..{start + source.num_rows - 1})"
+        sent = wire_batch(source, start, key)  # no await before the slot: batches queue in order
+        answers = await send(
             call,
-            sent,
+            sent.wire,
             number,
             label,
             address,
             gate,
             slots,
             flight,
-            lambda r: by_row(sent, r, label),
+            lambda returned: by_row(sent, returned, label),
         )
-        await finishing.run(finish(number, start, batch.table, sent, returned, label, flight))
+        await finishing.run(finish(number, start, source, sent, answers, label, flight, finishing))
 
     async def finish(
         number: int,
         start: int,
         source: pa.Table,
-        sent: list[Tagged],
-        returned: Any,
+        sent: Sent,
+        answers: list[dict[str, Any]],
         label: str,
         flight: Flight,
+        finishing: Finishing,
     ) -> None:
         """Join the answer and write its part, each step at a quiet turn of the event loop.
 
         The Parquet write runs in a thread (it lets go of the GIL); a write under way when the
         run stops still completes, atomically.
         """
-        await _quiet()
+        await finishing.quiet(_quiet)
         try:
-            joined = join(sent, returned, label, stage)
+            columns = join(sent, answers, label, stage)
         except ServiceError:
             flight.stopping = True  # a malformed answer: no new request leaves from now on
             raise
-        await _quiet()
-        part = part_table(source, joined)
+        await finishing.quiet(_quiet)
+        part = part_table(source, columns)
         input_hash = rows_hash(source)
-        await _quiet()
+        await finishing.quiet(_quiet)
         await asyncio.to_thread(parts.write, number, part, input_hash, start)
         tables[number] = part
 
@@ -250,6 +252,6 @@ def _run(
     ordered = [tables[n].replace_schema_metadata(metadata) for n in range(len(starts))]
     result = pa.concat_tables(ordered) if ordered else samples.table
     write_table(result, output)
-    shutil.rmtree(parts.folder, ignore_errors=True)
+    parts.remove()
     # every part is the checked input's rows with columns built from checked samples
     return SampleSequence(result, source=str(output), validate=False)
