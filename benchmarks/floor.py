@@ -21,7 +21,7 @@ one is found, since the SDK needs it; otherwise said to be skipped).
     python benchmarks/floor.py [--realdata ../shared/realdata] [--repeats 5] [--quick]
 
 ``--quick`` (a couple of minutes): 20k/100k HellaSwag and 28k/140k MMLU rows, one repeat,
-fewer start-up rounds, the summary at 100k rows, one round of the round trip.
+fewer start-up rounds, the summary at 100k rows, one round of the round trip on 2,000 rows.
 """
 
 from __future__ import annotations
@@ -182,7 +182,7 @@ def _python312() -> tuple[list[str], dict[str, str]] | None:
     return None
 
 
-def round_trip(repeats: int) -> None:
+def round_trip(repeats: int, rows: int | None = None) -> None:
     print("== the round trip's effective concurrency (benchmarks/service_concurrency.py)")
     found = _python312()
     if found is None:
@@ -191,7 +191,11 @@ def round_trip(repeats: int) -> None:
     argv, env = found
     script = HERE / "service_concurrency.py"
     done = subprocess.run(
-        [*argv, str(script), str(repeats)], env=env, capture_output=True, text=True, check=False
+        [*argv, str(script), "--repeats", str(repeats), *(["--rows", str(rows)] if rows else [])],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     print(done.stdout.rstrip())
     if done.returncode:
@@ -213,7 +217,7 @@ def main() -> None:
     cold_paths(args.realdata, QUICK_SIZES if args.quick else SIZES, repeats)
     start_up(3 if args.quick else 11)
     summary(args.realdata, 100_000 if args.quick else 1_000_000, repeats)
-    round_trip(1 if args.quick else 3)
+    round_trip(1, 2_000) if args.quick else round_trip(3)
     print(f"done in {time.perf_counter() - started:.0f} s, load average {os.getloadavg()[0]:.1f}")
 
 

@@ -154,6 +154,20 @@ def _signals_held() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
+def block_signals_in_this_thread() -> None:
+    """Leave Ctrl-C and SIGTERM to the main thread (call first thing in a worker thread).
+
+    The OS delivers a process signal to any thread that does not block it; one delivered to
+    a worker while the main thread holds signals (:func:`_signals_held`) would still run the
+    Python handler in the main thread inside the held block, between a temporary file's
+    creation and its listing. Blocked here, it waits for the main thread to take it.
+    """
+    if hasattr(signal, "pthread_sigmask") and threading.current_thread() is not (
+        threading.main_thread()
+    ):
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+
+
 def discard_unfinished() -> None:
     """Remove the temporary file of every atomic write still under way (after an interrupt)."""
     for path in list(_LIVE):

@@ -32,6 +32,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from sdvm_hf._atomic import block_signals_in_this_thread
+
 __all__ = [
     "RECORD_KEY",
     "Record",
@@ -112,6 +114,7 @@ def file_entries_in_background(
     failure: list[BaseException] = []
 
     def run() -> None:
+        block_signals_in_this_thread()  # Ctrl-C and SIGTERM stay the main thread's
         try:
             entries.extend(file_entry(path) for path in paths)
         except BaseException as error:  # handed to the waiting caller

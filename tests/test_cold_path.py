@@ -275,3 +275,33 @@ def test_a_stream_taken_early_reads_no_further() -> None:
     assert [s.to_dict() for s in taken] == [
         s.to_dict() for s in sdvm_hf.load_hellaswag(data_files=source)[:3]
     ]
+
+
+def test_the_worker_threads_leave_ctrl_c_and_sigterm_to_the_main_thread(tmp_path: Path) -> None:
+    """A signal delivered to a worker would be handled inside the main thread's held block."""
+    import signal
+
+    masks: list[set[signal.Signals]] = []
+
+    def items() -> Iterator[int]:
+        masks.append(signal.pthread_sigmask(signal.SIG_BLOCK, []))
+        yield 1
+
+    assert list(read_ahead(items())) == [1]
+    assert {signal.SIGINT, signal.SIGTERM} <= masks[0]
+    assert signal.SIGTERM not in signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    path = tmp_path / "f.bin"
+    path.write_bytes(b"x")
+    import sdvm_hf.record as record
+
+    seen: list[set[signal.Signals]] = []
+    real = record.file_entry
+
+    def spying(file: str | Path) -> dict[str, object]:
+        seen.append(signal.pthread_sigmask(signal.SIG_BLOCK, []))
+        return real(file)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(record, "file_entry", spying)
+        file_entries_in_background([path])()
+    assert {signal.SIGINT, signal.SIGTERM} <= seen[0]

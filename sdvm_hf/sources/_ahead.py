@@ -12,6 +12,8 @@ import threading
 from collections.abc import Iterator
 from typing import TypeVar
 
+from sdvm_hf._atomic import block_signals_in_this_thread
+
 __all__ = ["read_ahead"]
 
 T = TypeVar("T")
@@ -38,6 +40,7 @@ def read_ahead(items: Iterator[T], depth: int = 1) -> Iterator[T]:
         return False
 
     def run() -> None:
+        block_signals_in_this_thread()  # Ctrl-C and SIGTERM stay the main thread's
         try:
             for item in items:
                 if not put(item):
