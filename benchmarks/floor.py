@@ -107,15 +107,15 @@ def cold_paths(realdata: Path, sizes: dict[str, tuple[int, int]], repeats: int) 
                 pq.write_table(replicated(realdata, file, rows), source)
                 target = 1.15 if rows >= 1_000_000 else 1.5
                 floors: list[float] = []
-                floor_peaks: list[int] = []
+                floor_peaks: list[float] = []
                 times: dict[str, list[float]] = {case: [] for case in _CODE if case != "floor"}
-                peaks: dict[str, list[int]] = {case: [] for case in times}
+                peaks: dict[str, list[float]] = {case: [] for case in times}
                 floor_code = _CODE["floor"].format(f=str(source), out=str(folder / "f.parquet"))
                 _timed(floor_code)  # warms the file cache
                 for _ in range(repeats):  # each round: the floor, then every case
-                    floor_s, floor_peak = _timed(floor_code)
+                    floor_s, floor_bytes = _timed(floor_code)
                     floors.append(floor_s)
-                    floor_peaks.append(floor_peak)
+                    floor_peaks.append(floor_bytes)
                     for case in times:
                         cache = folder / "hf-cache"
                         out = folder / f"{case}.parquet"

@@ -281,7 +281,7 @@ def test_the_worker_threads_leave_ctrl_c_and_sigterm_to_the_main_thread(tmp_path
     """A signal delivered to a worker would be handled inside the main thread's held block."""
     import signal
 
-    masks: list[set[signal.Signals]] = []
+    masks: list[set[int | signal.Signals]] = []
 
     def items() -> Iterator[int]:
         masks.append(signal.pthread_sigmask(signal.SIG_BLOCK, []))
@@ -294,7 +294,7 @@ def test_the_worker_threads_leave_ctrl_c_and_sigterm_to_the_main_thread(tmp_path
     path.write_bytes(b"x")
     import sdvm_hf.record as record
 
-    seen: list[set[signal.Signals]] = []
+    seen: list[set[int | signal.Signals]] = []
     real = record.file_entry
 
     def spying(file: str | Path) -> dict[str, object]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from typing import TypeVar
 
 from sdvm_hf._atomic import block_signals_in_this_thread
@@ -21,7 +21,7 @@ T = TypeVar("T")
 _DONE = object()
 
 
-def read_ahead(items: Iterator[T], depth: int = 1) -> Iterator[T]:
+def read_ahead(items: Iterator[T], depth: int = 1) -> Generator[T, None, None]:
     """``items`` in order, each read in a thread while the one before it is used.
 
     An error raised while reading is raised here, where that item would have come. Closing
