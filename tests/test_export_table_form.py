@@ -350,7 +350,8 @@ def test_the_table_form_on_windows_of_the_columns_gives_what_it_gives_on_a_copy(
     Parquet reader's batches are) encode in place as their copy into one chunk does."""
     from sdvm_hf.convert._encode import encode_table
     from sdvm_hf.exporter._inputs import read_part
-    from sdvm_hf.exporter._rows import _encode, _schema
+    from sdvm_hf.exporter._layout import layout_schema as _schema
+    from sdvm_hf.exporter._rows import _encode
 
     part = read_part(converted[name], dict.fromkeys(("dataset", "layout", "config", "split")), 1)
     table = read_samples(converted[name]).table.combine_chunks()

@@ -13,9 +13,10 @@ import pyarrow.compute as pc
 from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.convert._encode import EncodeError, encode_table
 from sdvm_hf.exporter._inputs import original_file
+from sdvm_hf.exporter._layout import layout_schema, layout_table
+from sdvm_hf.exporter._lines import json_value, write_lines, write_lines_by_row
 from sdvm_hf.exporter._types import ExportError, Part, Policy, Tally
 from sdvm_hf.files import read_samples
-from sdvm_hf.record import arrow_schema
 from sdvm_hf.samples import MultipleChoiceSample
 from sdvm_hf.summary import flatten_block
 
@@ -53,9 +54,6 @@ chunk, every line built one by one, the kept rows copied into place and the card
 the copy; the tests hold the in-place export to it, byte for byte.
 """
 
-_LINE_BLOCK = 1 << 20
-"""Rows whose plain record lines are built at once (about 150 MB of text)."""
-
 
 def export_part(
     part: Part,
@@ -73,7 +71,7 @@ def export_part(
     current = read_samples(part.path)
     own, originals = _originals(part, current, policy, annotate)
     count = len(current)
-    schema = _schema(part)
+    schema = layout_schema(part)
     fast = np.zeros(count, dtype=bool)
     if not TABLE_FORM:
         pass  # every row through the row form
@@ -93,9 +91,9 @@ def export_part(
         part, current, originals, slow_rows
     )
     published = _interleave(
-        published_fast, _table(part, published_slow, schema), fast_rows, slow_rows
+        published_fast, layout_table(part, published_slow, schema), fast_rows, slow_rows
     )
-    before_table = _table(part, before_slow, schema)
+    before_table = layout_table(part, before_slow, schema)
     changed: dict[int, list[str]] = {}  # sparse: most rows are as they were
     why: dict[int, str] = {}
     for position, row in enumerate(slow_rows.tolist()):
@@ -125,10 +123,11 @@ def export_part(
         statuses[row], counted[row] = status, kept_as
         special[row] = (
             f'{head}, "row": {row}, "status": "{kept_as}", "sdvm_status": "{status}", '
-            f'"failing": {_json(failed.get(row, []))}, "changed": {_json(changed.get(row, []))}, '
-            f'"reason": {_json(why.get(row, ""))}}}\n'
+            f'"failing": {json_value(failed.get(row, []))}, '
+            f'"changed": {json_value(changed.get(row, []))}, '
+            f'"reason": {json_value(why.get(row, ""))}}}\n'
         )
-    (_write_lines if IN_PLACE else _write_lines_by_row)(lines, head, count, special)
+    (write_lines if IN_PLACE else write_lines_by_row)(lines, head, count, special)
     tally = Tally(rows_in=count)
     for kept_as in counted.values():
         if kept_as != "kept":
@@ -167,41 +166,6 @@ def _encode(part: Part, table: pa.Table, schema: pa.Schema | None) -> pa.Table |
     return pa.concat_tables(pieces)
 
 
-def _write_lines(lines: BinaryIO, head: str, count: int, special: dict[int, str]) -> None:
-    """One line per row: the lines of ``special`` rows, and the plain kept line of the others.
-
-    The plain lines are built a block at a time in Arrow (the row number joined between a
-    fixed head and tail) and written from their buffer, a span between special rows at once.
-    """
-    prefix = pa.scalar(f'{head}, "row": ', pa.large_string())
-    suffix = pa.scalar(f", {_PLAIN}\n", pa.large_string())
-    empty = pa.scalar("", pa.large_string())
-    rows = sorted(special)
-    at = 0  # the first row of rows not yet written
-    for start in range(0, count, _LINE_BLOCK):
-        stop = min(start + _LINE_BLOCK, count)
-        numbers = pc.cast(pa.array(np.arange(start, stop, dtype=np.int64)), pa.large_string())
-        text = pc.binary_join_element_wise(prefix, numbers, suffix, empty)
-        offsets = np.frombuffer(text.buffers()[1], np.int64)[text.offset :]
-        data = memoryview(text.buffers()[2])
-        here = start
-        while at < len(rows) and rows[at] < stop:
-            row = rows[at]
-            lines.write(data[offsets[here - start] : offsets[row - start]])
-            lines.write(special[row].encode("utf-8"))
-            here, at = row + 1, at + 1
-        lines.write(data[offsets[here - start] : offsets[stop - start]])
-
-
-def _write_lines_by_row(lines: BinaryIO, head: str, count: int, special: dict[int, str]) -> None:
-    """:func:`_write_lines` one line at a time (the reference)."""
-    text = [special.get(row) or f'{head}, "row": {row}, {_PLAIN}\n' for row in range(count)]
-    lines.write("".join(text).encode("utf-8"))
-
-
-_PLAIN = '"status": "kept", "sdvm_status": "kept", "failing": [], "changed": [], "reason": ""}'
-
-
 def _annotated(
     table: pa.Table,
     keep: np.ndarray,
@@ -224,10 +188,6 @@ def _annotated(
                 f"original_{column}", originals.column(column).filter(pa.array(keep))
             )
     return table
-
-
-def _json(value: Any) -> str:
-    return "[]" if value == [] else '""' if value == "" else json.dumps(value, ensure_ascii=False)
 
 
 def _originals(
@@ -349,77 +309,3 @@ def _verdicts(table: pa.Table, only: Sequence[str]) -> tuple[dict[int, list[str]
         if names:
             failed[row] = names
     return failed, seen
-
-
-def _features(part: Part) -> Any:
-    """The published features of the part's layout, where they are known."""
-    import datasets
-
-    record = part.record or {}
-    if part.layout == record.get("layout") and record.get("features"):
-        return datasets.Features.from_dict(record["features"])
-    if part.preset is not None and part.layout in part.preset.features:
-        return datasets.Features.from_dict(dict(part.preset.features[part.layout]))
-    return None
-
-
-def _schema(part: Part) -> pa.Schema | None:
-    """The Arrow schema of the part's published layout, where it is known."""
-    features = _features(part)
-    if features is not None:
-        return features.arrow_schema
-    record = part.record or {}
-    if part.layout == record.get("layout") and record.get("schema"):
-        return arrow_schema(record["schema"])
-    return None
-
-
-def _table(part: Part, rows: list[dict[str, Any]], schema: pa.Schema | None) -> pa.Table:
-    """Rows of the row form as a table in the layout's ``schema`` (see :func:`_schema`)."""
-    if schema is None:  # a file built by hand: its rows say what they hold
-        return pa.Table.from_pylist(rows)
-    _check_columns(part, rows, schema.names)
-    return _typed(part, rows, schema)
-
-
-def _typed(part: Part, rows: list[dict[str, Any]], schema: pa.Schema) -> pa.Table:
-    """The rows in ``schema``, column by column.
-
-    An int given back where the layout has text (HellaSwag's label from the original JSON
-    Lines, a one-based answer) is written as its digits; other values are cast.
-    """
-    columns = []
-    for field in schema:
-        values = [row.get(field.name) for row in rows]
-        try:
-            column = pa.array(values, field.type)
-        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
-            if pa.types.is_string(field.type) or pa.types.is_large_string(field.type):
-                values = [_digits(value) for value in values]
-            try:
-                column = pa.array(values).cast(field.type)
-            except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as error:
-                raise ExportError(
-                    f"{part.path}: column {field.name!r} of the {part.layout} layout: expected "
-                    f"{field.type}, got values that do not convert ({error})"
-                ) from None
-        columns.append(column)
-    return pa.Table.from_arrays(columns, schema=schema)
-
-
-def _digits(value: Any) -> Any:
-    return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
-
-
-def _check_columns(part: Part, rows: list[dict[str, Any]], names: Sequence[str]) -> None:
-    wanted = set(names)
-    for index, row in enumerate(rows):
-        missing = [name for name in names if name not in row]
-        extra = [name for name in row if name not in wanted]
-        if missing or extra:
-            what = (
-                f"the published column {missing[0]!r} cannot be given back from the sample"
-                if missing
-                else f"its extra key {extra[0]!r} is not a column of the published layout"
-            )
-            raise ExportError(f"{part.path} row {index}: {what} ({part.layout} layout)")

@@ -1,0 +1,87 @@
+"""The rows given back, typed as their published layout: its features, else its schema."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pyarrow as pa
+
+from sdvm_hf.exporter._types import ExportError, Part
+from sdvm_hf.record import arrow_schema
+
+__all__ = ["layout_schema", "layout_table"]
+
+
+def _features(part: Part) -> Any:
+    """The published features of the part's layout, where they are known."""
+    import datasets
+
+    record = part.record or {}
+    if part.layout == record.get("layout") and record.get("features"):
+        return datasets.Features.from_dict(record["features"])
+    if part.preset is not None and part.layout in part.preset.features:
+        return datasets.Features.from_dict(dict(part.preset.features[part.layout]))
+    return None
+
+
+def layout_schema(part: Part) -> pa.Schema | None:
+    """The Arrow schema of the part's published layout, where it is known."""
+    features = _features(part)
+    if features is not None:
+        return features.arrow_schema
+    record = part.record or {}
+    if part.layout == record.get("layout") and record.get("schema"):
+        return arrow_schema(record["schema"])
+    return None
+
+
+def layout_table(part: Part, rows: list[dict[str, Any]], schema: pa.Schema | None) -> pa.Table:
+    """Rows of the row form as a table in the layout's ``schema`` (see :func:`layout_schema`)."""
+    if schema is None:  # a file built by hand: its rows say what they hold
+        return pa.Table.from_pylist(rows)
+    _check_columns(part, rows, schema.names)
+    return _typed(part, rows, schema)
+
+
+def _typed(part: Part, rows: list[dict[str, Any]], schema: pa.Schema) -> pa.Table:
+    """The rows in ``schema``, column by column.
+
+    An int given back where the layout has text (HellaSwag's label from the original JSON
+    Lines, a one-based answer) is written as its digits; other values are cast.
+    """
+    columns = []
+    for field in schema:
+        values = [row.get(field.name) for row in rows]
+        try:
+            column = pa.array(values, field.type)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
+            if pa.types.is_string(field.type) or pa.types.is_large_string(field.type):
+                values = [_digits(value) for value in values]
+            try:
+                column = pa.array(values).cast(field.type)
+            except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as error:
+                raise ExportError(
+                    f"{part.path}: column {field.name!r} of the {part.layout} layout: expected "
+                    f"{field.type}, got values that do not convert ({error})"
+                ) from None
+        columns.append(column)
+    return pa.Table.from_arrays(columns, schema=schema)
+
+
+def _digits(value: Any) -> Any:
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+def _check_columns(part: Part, rows: list[dict[str, Any]], names: Sequence[str]) -> None:
+    wanted = set(names)
+    for index, row in enumerate(rows):
+        missing = [name for name in names if name not in row]
+        extra = [name for name in row if name not in wanted]
+        if missing or extra:
+            what = (
+                f"the published column {missing[0]!r} cannot be given back from the sample"
+                if missing
+                else f"its extra key {extra[0]!r} is not a column of the published layout"
+            )
+            raise ExportError(f"{part.path} row {index}: {what} ({part.layout} layout)")
