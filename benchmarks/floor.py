@@ -150,8 +150,7 @@ def cold_paths(realdata: Path, sizes: dict[str, tuple[int, int]], repeats: int) 
 
 def start_up(repeats: int) -> None:
     print(f"== start-up (benchmarks/startup.py, {repeats} rounds)")
-    floor, seconds = startup.measure(repeats)
-    print("\n".join(startup.lines(floor, seconds, repeats * len(startup.CASES))))
+    print("\n".join(startup.both(repeats)))
 
 
 def summary(realdata: Path, rows: int, repeats: int) -> None:

@@ -21,7 +21,6 @@ A JSON Lines sample file has no metadata, so no record: ``export`` then takes ``
 from __future__ import annotations
 
 import base64
-import hashlib
 import json
 import os
 import threading
@@ -88,6 +87,8 @@ def with_stage(record: Record, stage: str, input_path: str | os.PathLike[str], r
 
 def file_entry(path: str | os.PathLike[str]) -> dict[str, Any]:
     """A source file as the record names it: its absolute path, size and SHA-256."""
+    import hashlib  # here: a load that writes no record never needs it
+
     digest = hashlib.sha256()
     with open(path, "rb") as file:
         for block in iter(lambda: file.read(1 << 20), b""):

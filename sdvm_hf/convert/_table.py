@@ -13,7 +13,6 @@ and the table the pass builds cannot disagree.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Sequence
 
 import numpy as np
@@ -277,5 +276,7 @@ def constant(value: str, n: int) -> pa.Array:
 
 def _close(name: str, table: pa.Table) -> str:
     """``"; did you mean 'answer'?"`` for a column name that is a typo of one the table has."""
+    import difflib  # only for the message of a missing column
+
     near = difflib.get_close_matches(name, table.column_names, n=1)
     return f"; did you mean {near[0]!r}?" if near else ""

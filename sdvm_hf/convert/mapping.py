@@ -44,7 +44,6 @@ from sdvm_hf.arrow._chunks import row_chunks
 from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.convert import _run, _table
 from sdvm_hf.convert._answers import ANSWER_FORMATS, AnswerFormat
-from sdvm_hf.convert._encode import encode
 from sdvm_hf.convert._run import REJECT_COLUMN, Conversion, Key, OnError, Rows, split_rejects
 
 if TYPE_CHECKING:
@@ -138,6 +137,8 @@ class MultipleChoiceMapping:
         what the sample cannot give back is an :class:`~._encode.EncodeError`, never a guess.
         Values are plain Python; the export types them by the layout's published features.
         """
+        from sdvm_hf.convert._encode import encode  # the export's half, imported by it
+
         return encode(self, sample)
 
     def describe(self) -> dict[str, Any]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gzip
 import json
 import math
 import os
@@ -21,6 +20,8 @@ __all__ = ["iter_jsonl", "jsonl_records", "parse_json", "read_jsonl", "write_jso
 
 def _open_text(path: Path, mode: Literal["r", "w"], gz: bool) -> IO[str]:
     if gz:
+        import gzip  # only for .gz files
+
         return gzip.open(path, f"{mode}t", encoding="utf-8")  # type: ignore[return-value]
     return path.open(mode, encoding="utf-8")
 
