@@ -72,7 +72,7 @@ class AtomicFile:
         tmp = None
         try:
             self.destination.parent.mkdir(parents=True, exist_ok=True)
-            with _signals_held():  # made and listed at once: an interrupt finds it listed
+            with signals_held():  # made and listed at once: an interrupt finds it listed
                 fd, tmp = tempfile.mkstemp(
                     dir=self.destination.parent, prefix=f".{self.destination.name}.", suffix=".tmp"
                 )
@@ -141,7 +141,7 @@ def atomic_path(destination: str | os.PathLike[str]) -> Iterator[Path]:
 
 
 @contextlib.contextmanager
-def _signals_held() -> Iterator[None]:
+def signals_held() -> Iterator[None]:
     """Ctrl-C and SIGTERM wait (on POSIX, in the main thread) until the block is done."""
     main = threading.current_thread() is threading.main_thread()
     if not hasattr(signal, "pthread_sigmask") or not main:
@@ -158,7 +158,7 @@ def block_signals_in_this_thread() -> None:
     """Leave Ctrl-C and SIGTERM to the main thread (call first thing in a worker thread).
 
     The OS delivers a process signal to any thread that does not block it; one delivered to
-    a worker while the main thread holds signals (:func:`_signals_held`) would still run the
+    a worker while the main thread holds signals (:func:`signals_held`) would still run the
     Python handler in the main thread inside the held block, between a temporary file's
     creation and its listing. Blocked here, it waits for the main thread to take it.
     """

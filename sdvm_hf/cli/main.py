@@ -8,11 +8,11 @@ import signal
 import sys
 import threading
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from types import FrameType
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from sdvm_hf._atomic import discard_unfinished
+from sdvm_hf._atomic import discard_unfinished, signals_held
 from sdvm_hf.cli import _convert, _diff, _export, _files, _report, _service
 from sdvm_hf.cli._names import STAGES
 from sdvm_hf.errors import ConversionError, LayoutError, SampleTableError
@@ -109,6 +109,19 @@ def _raise_terminated(signum: int, frame: FrameType | None) -> None:
     raise Terminated("terminated")
 
 
+def _import_pandas() -> None:
+    """Import pandas now, with the signals held, rather than at pyarrow's first conversion.
+
+    pyarrow imports pandas lazily the first time it converts to numpy. A Ctrl-C or SIGTERM
+    raised inside that import can be reported by pandas' C extensions as an ImportError,
+    which pyarrow takes for "no pandas" (the signal is lost and the command goes on), or can
+    leave pandas half imported (a traceback later). Every command that does work converts,
+    so importing it first costs nothing.
+    """
+    with suppress(ImportError):  # pyarrow works without it
+        import pandas  # type: ignore[import-untyped]  # noqa: F401
+
+
 @contextmanager
 def _terminate_like_interrupt() -> Iterator[None]:
     """Within this block, SIGTERM unwinds like Ctrl-C: no temporary file is left behind."""
@@ -117,6 +130,8 @@ def _terminate_like_interrupt() -> Iterator[None]:
         return
     previous = signal.signal(signal.SIGTERM, _raise_terminated)
     try:
+        with signals_held():  # a signal during it would break the import (see below)
+            _import_pandas()
         yield
     finally:
         signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
