@@ -237,6 +237,37 @@ def test_mmlu_pro_answer_letter_follows_answer_index(tmp_path: Path) -> None:
 # -- policies ---------------------------------------------------------------------------------
 
 
+def test_a_fix_with_more_choices_than_mmlus_labels_keeps_the_original(tmp_path: Path) -> None:
+    fixture = FIXTURES / "mmlu/cais_test.parquet"
+    source = convert("mmlu", fixture, "test", tmp_path / "s.parquet")
+    third = read_samples(source)[2]
+    five = {"choices": [*third.choices, "None of these"], "answer_index": 4}
+    export(refined(source, tmp_path / "r.parquet", {2: five}), tmp_path / "out")
+    assert (
+        exported_table(tmp_path / "out", "all", "test").to_pylist()[2]
+        == (pq.read_table(fixture).to_pylist()[2])
+    )
+    lines = [json.loads(x) for x in (tmp_path / "out/export-record.jsonl").read_text().splitlines()]
+    assert lines[2]["status"] == "kept" and lines[2]["sdvm_status"] == "kept"
+    assert "column 'answer' is a ClassLabel over A, B, C, D, got 4" in lines[2]["reason"]
+    subject = datasets.load_dataset(str(tmp_path / "out"), "all", split="test")
+    assert subject.features["answer"].int2str(subject[2]["answer"]) in "ABCD"
+
+
+def test_a_hand_edited_row_outside_mmlus_labels_is_refused(tmp_path: Path) -> None:
+    source = convert("mmlu", FIXTURES / "mmlu/cais_test.parquet", "test", tmp_path / "s.parquet")
+    table = pq.read_table(source)
+    rows = table.to_pylist()
+    rows[5] = {**rows[5], "choices": [*rows[5]["choices"], "E"], "answer_index": 4}
+    pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), tmp_path / "edited.parquet")
+    with pytest.raises(
+        ExportError,
+        match=r"edited.parquet row 5: column 'answer' is a ClassLabel over A, B, C, D, got 4",
+    ):
+        export(tmp_path / "edited.parquet", tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
 @pytest.fixture
 def mmlu_refined(tmp_path: Path) -> tuple[Path, Path]:
     source = convert("mmlu", FIXTURES / "mmlu/cais_test.parquet", "test", tmp_path / "s.parquet")

@@ -10,7 +10,7 @@ import pyarrow as pa
 from sdvm_hf.exporter._types import ExportError, Part
 from sdvm_hf.record import arrow_schema
 
-__all__ = ["layout_schema", "layout_table"]
+__all__ = ["check_labels", "class_labels", "label_problem", "layout_schema", "layout_table"]
 
 
 def _features(part: Part) -> Any:
@@ -23,6 +23,56 @@ def _features(part: Part) -> Any:
     if part.preset is not None and part.layout in part.preset.features:
         return datasets.Features.from_dict(dict(part.preset.features[part.layout]))
     return None
+
+
+def class_labels(part: Part) -> dict[str, list[str]]:
+    """The layout's ClassLabel columns and their names (``cais/mmlu``'s answer: A-D)."""
+    features = _features(part)
+    if features is None:
+        return {}
+    import datasets
+
+    return {
+        name: list(feature.names)
+        for name, feature in features.items()
+        if isinstance(feature, datasets.ClassLabel)
+    }
+
+
+def label_problem(labels: dict[str, list[str]], row: dict[str, Any]) -> str:
+    """Why ``row`` cannot be published under its ClassLabel columns, or ``""``."""
+    for column, names in labels.items():
+        value = row.get(column)
+        if isinstance(value, bool) or not isinstance(value, int):
+            continue
+        if not 0 <= value < len(names):
+            return _out_of_labels(column, names, value)
+    return ""
+
+
+def check_labels(part: Part, labels: dict[str, list[str]], table: pa.Table, rows: Any) -> None:
+    """``ExportError`` naming the first row (of ``rows``) whose label is not one of its names."""
+    import pyarrow.compute as pc
+
+    for column, names in labels.items():
+        if column not in table.column_names or not pa.types.is_integer(table[column].type):
+            continue
+        values = table.column(column)
+        outside = pc.or_(pc.less(values, 0), pc.greater_equal(values, len(names)))
+        if pc.any(outside).as_py():
+            at = pc.index(outside, True).as_py()
+            raise ExportError(
+                f"{part.path} row {int(rows[at])}: "
+                + _out_of_labels(column, names, values[at].as_py())
+                + f" ({part.layout} layout)"
+            )
+
+
+def _out_of_labels(column: str, names: list[str], value: int) -> str:
+    return (
+        f"column {column!r} is a ClassLabel over {', '.join(names)}, "
+        f"got {value} (a row with more choices than the layout has labels)"
+    )
 
 
 def layout_schema(part: Part) -> pa.Schema | None:

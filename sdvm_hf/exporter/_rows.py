@@ -13,7 +13,13 @@ import pyarrow.compute as pc
 from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.convert._encode import EncodeError, encode_table
 from sdvm_hf.exporter._inputs import original_file
-from sdvm_hf.exporter._layout import layout_schema, layout_table
+from sdvm_hf.exporter._layout import (
+    check_labels,
+    class_labels,
+    label_problem,
+    layout_schema,
+    layout_table,
+)
 from sdvm_hf.exporter._lines import json_value, write_lines, write_lines_by_row
 from sdvm_hf.exporter._types import ExportError, Part, Policy, Tally
 from sdvm_hf.files import read_samples
@@ -21,7 +27,9 @@ from sdvm_hf.samples import MultipleChoiceSample
 from sdvm_hf.summary import flatten_block
 
 
-def _publish(part: Part, sample: MultipleChoiceSample, row: int) -> tuple[dict[str, Any], str]:
+def _publish(
+    part: Part, sample: MultipleChoiceSample, row: int, labels: dict[str, list[str]]
+) -> tuple[dict[str, Any], str]:
     """The published row for ``sample``; and why a fix could not be expressed, or ``""``."""
     try:
         published = part.mapping.encode(sample)
@@ -29,7 +37,7 @@ def _publish(part: Part, sample: MultipleChoiceSample, row: int) -> tuple[dict[s
         raise ExportError(f"{part.path} row {row}: {error}") from None
     follow = part.preset.follow if part.preset is not None else None
     why = follow(published, sample) if follow is not None else None
-    return published, why or ""
+    return published, why or label_problem(labels, published)
 
 
 def _checks(block: Any) -> list[tuple[str, bool]]:
@@ -86,6 +94,8 @@ def export_part(
         published_fast = _encode(part, chosen, schema)
         if published_fast is None:
             fast[:], fast_rows = False, fast_rows[:0]
+        else:  # rows as they were (a hand-edited file among them): refused, not published
+            check_labels(part, class_labels(part), published_fast, fast_rows)
     slow_rows = np.flatnonzero(~fast)
     published_slow, before_slow, changed_slow, why_slow = _row_form(
         part, current, originals, slow_rows
@@ -247,10 +257,11 @@ def _row_form(
     theirs = (
         None if originals is None else SampleSequence(originals.table.take(indices), validate=False)
     )
+    labels = class_labels(part)
     for position, sample in enumerate(mine):
         row = int(rows[position])
-        now, reason = _publish(part, sample, row)
-        then = now if theirs is None else _publish(part, theirs[position], row)[0]
+        now, reason = _publish(part, sample, row, labels)
+        then = now if theirs is None else _publish(part, theirs[position], row, labels)[0]
         if reason:
             now = then
         published.append(now)
