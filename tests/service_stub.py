@@ -53,8 +53,9 @@ class StubService:
     batch's first row to the faults its own requests meet, one per request (deterministic when
     requests run concurrently). A fault is "429", "500", "drop", "401", "402", or a malformed
     answer: "malformed" (no result list), "short" (one sample fewer), "duplicate" (the first
-    sample twice), "extra-changed" (a key added to the first sample's extra), "bad-block" (the
-    first sample's audit block a string), "context-changed" / "answer-changed" (the first
+    sample twice), "extra-changed" (a key added to the first sample's extra), "no-block" (the
+    first sample's own stage block left out), "bad-block" (the first sample's audit block a
+    string), "context-changed" / "answer-changed" (the first
     sample's context or answer changed), "truncated" (the JSON body cut short). ``requests``
     records what arrived (with the whole JSON ``body``), ``answered_rows`` the rows answered,
     ``most_in_flight`` the most requests held at once, ``busy`` each answered request's
@@ -162,6 +163,9 @@ class StubService:
                     out = [{**out[0], "answer_index": (out[0]["answer_index"] + 1) % n}, *out[1:]]
                 elif fault == "truncated":
                     pass
+                elif fault == "no-block":  # the stage's own block left out
+                    block = "audit" if self.path == "/audit" else "fix"
+                    out = [{k: v for k, v in out[0].items() if k != block}, *out[1:]]
                 elif fault == "bad-block":
                     out = [{**out[0], "audit": "passed"}, *out[1:]]  # a block must be an object
                 else:

@@ -238,6 +238,11 @@ def test_retries_run_out_with_a_message_naming_the_batch(
         ("duplicate", r"malformed response: a sample without a row id of its own \(100\)"),
         ("extra-changed", r"malformed response: row 100 came back with its extra changed"),
         (
+            "no-block",
+            r"malformed response: row 100 came back without its audit block \(every audit "
+            r"answer carries one\)",
+        ),
+        (
             "bad-block",
             r"malformed response: row 100: [\s\S]*audit must be a dict, got str 'passed'[\s\S]*",
         ),
@@ -259,6 +264,18 @@ def test_a_malformed_answer_names_the_batch_and_says_how_to_resume(
     assert sorted(first_rows(again)) == sorted({100, 200} - kept)
     assert_audited_copy(result, samples)
     assert_audited_copy(read_parquet(out), samples)
+
+
+@pytest.mark.parametrize("stage", ["fix", "refine"])
+def test_an_answer_without_its_fix_block_is_not_a_finished_row(
+    samples: SampleSequence, tmp_path: Path, stage: str
+) -> None:
+    with (
+        StubService(batch_faults={100: ["no-block"]}) as stub,
+        pytest.raises(ServiceError, match=r"row 100 came back without its fix block"),
+    ):
+        run(stub, samples, tmp_path / "out.parquet", stage, concurrency=1)
+    assert 100 not in parts_of(tmp_path / "out.parquet")
 
 
 # -- resume: only the same work ----------------------------------------------------------------

@@ -172,6 +172,14 @@ def checked_columns(
         return None  # a value Arrow or JSON cannot take: the per-row rules say why
 
 
+REQUIRED: dict[str, tuple[str, ...]] = {
+    "audit": ("audit",),
+    "fix": ("fix",),
+    "refine": ("audit", "fix"),  # reaudit is null for a sample the fix left alone
+}
+"""The stage blocks an answer of each stage must carry: without them a row is not done."""
+
+
 def _columns(sent: Sent, answers: list[dict[str, Any]], stage: Stage) -> dict[str, pa.Array] | None:
     """:func:`checked_columns`, raising where a value cannot be taken."""
     n = len(answers)
@@ -210,6 +218,8 @@ def _columns(sent: Sent, answers: list[dict[str, Any]], stage: Stage) -> dict[st
         if texts is None:
             return None
         columns[name] = texts
+    if any(columns[name].null_count for name in REQUIRED[stage]):
+        return None
     return columns
 
 
@@ -283,6 +293,12 @@ def join_rows(
             raise malformed(f"row {row}: {error}") from None
         if type(back) is not class_for_style(original["style"]):
             raise malformed(f"row {row} came back as {type(back).__name__}")
+        missing = [name for name in REQUIRED[stage] if getattr(back, name) is None]
+        if missing:
+            raise malformed(
+                f"row {row} came back without its {missing[0]} block (every {stage} answer "
+                "carries one)"
+            )
         if stage == "audit":
             for name in KEPT_BY_AUDIT:
                 if getattr(back, name) != original[name]:
