@@ -80,6 +80,7 @@ def export_part(
     own, originals = _originals(part, current, policy, annotate)
     count = len(current)
     schema = layout_schema(part)
+    labels = class_labels(part)
     fast = np.zeros(count, dtype=bool)
     if not TABLE_FORM:
         pass  # every row through the row form
@@ -95,10 +96,10 @@ def export_part(
         if published_fast is None:
             fast[:], fast_rows = False, fast_rows[:0]
         else:  # rows as they were (a hand-edited file among them): refused, not published
-            check_labels(part, class_labels(part), published_fast, fast_rows)
+            check_labels(part, labels, published_fast, fast_rows)
     slow_rows = np.flatnonzero(~fast)
     published_slow, before_slow, changed_slow, why_slow = _row_form(
-        part, current, originals, slow_rows
+        part, current, originals, slow_rows, labels
     )
     published = _interleave(
         published_fast, layout_table(part, published_slow, schema), fast_rows, slow_rows
@@ -243,7 +244,11 @@ def _unchanged(current: SampleSequence, originals: SampleSequence) -> np.ndarray
 
 
 def _row_form(
-    part: Part, current: SampleSequence, originals: SampleSequence | None, rows: np.ndarray
+    part: Part,
+    current: SampleSequence,
+    originals: SampleSequence | None,
+    rows: np.ndarray,
+    labels: dict[str, list[str]],
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[list[str]], list[str]]:
     """The row form for ``rows``: published, before, the changed columns and the reasons."""
     published: list[dict[str, Any]] = []
@@ -257,7 +262,6 @@ def _row_form(
     theirs = (
         None if originals is None else SampleSequence(originals.table.take(indices), validate=False)
     )
-    labels = class_labels(part)
     for position, sample in enumerate(mine):
         row = int(rows[position])
         now, reason = _publish(part, sample, row, labels)

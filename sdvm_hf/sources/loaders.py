@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypedDict, Unpack
@@ -70,12 +70,8 @@ def _load(
         # the slice counts the configuration's rows, as on the Hub: read the whole split
         select = replace(select, window=source.spec)
         source = whole(source)
-        if select.window is not None and select.window.needs_length:
-            counting = select.fresh()
-            select.bound(sum(int(counting.matches(b).sum()) for _, b in _rows(source)))
-        else:
-            select.bound(None)
     if streaming:
+        _bound(select, (batch for _, batch in _rows(source)))  # a counting pass if need be
         streamed = StreamingSamples(
             lambda: origin.watch(_rows(source)),
             mapping,
@@ -89,9 +85,19 @@ def _load(
     origin.hash_files()  # in a thread, beside the read and the conversion
     loaded = load_table(source)
     origin.schema = loaded.table.schema
+    _bound(select, [loaded.table])  # counted in the table read, not in a second read
     samples = convert_table(loaded.table, mapping, split, on_error, select, loaded.first_row)
     samples.provenance = origin.record
     return samples
+
+
+def _bound(select: Selection | None, tables: Iterable[pa.Table]) -> None:
+    """Set a sliced selection's rows, counting the matching ones only if the slice needs it."""
+    if select is None or select.window is None:
+        return
+    counting = select.fresh()
+    needs = select.window.needs_length
+    select.bound(sum(int(counting.matches(table).sum()) for table in tables) if needs else None)
 
 
 def _rows(source: Source) -> Iterator[tuple[int, pa.Table]]:
