@@ -15,6 +15,9 @@ _LIVE: set[Path] = set()
 """The temporary files of atomic writes under way: an interrupt removes them all, even one
 that landed before its writer was bound to a name (see :func:`discard_unfinished`)."""
 
+_STOPS = {signal.SIGINT, signal.SIGTERM}
+"""Ctrl-C and SIGTERM: the signals an atomic write holds and worker threads leave alone."""
+
 _FULL = ("ENOSPC", "EDQUOT", "EFBIG", "EROFS", "EIO")
 _WRITE_FAILURES = {getattr(errno, name) for name in _FULL if hasattr(errno, name)}
 _WRITE_FAILURE_TEXTS = (
@@ -147,7 +150,7 @@ def signals_held() -> Iterator[None]:
     if not hasattr(signal, "pthread_sigmask") or not main:
         yield
         return
-    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
     try:
         yield
     finally:
@@ -165,7 +168,7 @@ def block_signals_in_this_thread() -> None:
     if hasattr(signal, "pthread_sigmask") and threading.current_thread() is not (
         threading.main_thread()
     ):
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+        signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
 
 
 def discard_unfinished() -> None:

@@ -115,8 +115,8 @@ def _import_pandas() -> None:
     pyarrow imports pandas lazily the first time it converts to numpy. A Ctrl-C or SIGTERM
     raised inside that import can be reported by pandas' C extensions as an ImportError,
     which pyarrow takes for "no pandas" (the signal is lost and the command goes on), or can
-    leave pandas half imported (a traceback later). Every command that does work converts,
-    so importing it first costs nothing.
+    leave pandas half imported (a traceback later). A command that reads data converts Arrow
+    columns to numpy early (row numbers, masks), so this moves the import rather than adding it.
     """
     with suppress(ImportError):  # pyarrow works without it
         import pandas  # type: ignore[import-untyped]  # noqa: F401
