@@ -208,10 +208,17 @@ def batches(draw: st.DrawFn) -> tuple[Sent, list[dict[str, Any]], str, list[str]
     stage = draw(st.sampled_from(STAGES))
     answers = answered(sent, stage, draw)
     every = sorted({**CORRUPTIONS, **LENIENT})
-    names = draw(st.lists(st.sampled_from(every), max_size=draw(st.sampled_from([0, 1, 1, 3]))))
-    for name in names:
+    drawn = draw(st.lists(st.sampled_from(every), max_size=draw(st.sampled_from([0, 1, 1, 3]))))
+    names = []
+    for name in drawn:
         row = draw(st.integers(0, len(answers) - 1))
-        {**CORRUPTIONS, **LENIENT}[name](answers[row], sent.wire[row])
+        changed = dict(answers[row])  # corruptions set or drop top-level keys only
+        try:  # a corruption that reads a field an earlier one removed or nulled is not made
+            {**CORRUPTIONS, **LENIENT}[name](changed, sent.wire[row])
+        except (KeyError, TypeError, IndexError):
+            continue
+        answers[row] = changed
+        names.append(name)
     return sent, answers, stage, names
 
 
