@@ -6,7 +6,6 @@ import contextlib
 import errno
 import os
 import signal
-import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -71,6 +70,8 @@ class AtomicFile:
     """
 
     def __init__(self, destination: str | os.PathLike[str]) -> None:
+        import tempfile  # (with shutil, bz2, lzma and random) only once a file is written
+
         self.destination = Path(destination)
         tmp = None
         try:

@@ -11,13 +11,20 @@ from __future__ import annotations
 import csv
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
-import pyarrow.csv as pacsv
 
-# Quoted fields may hold line breaks: without this pyarrow splits a large file into blocks at
-# line breaks, and a break inside a quoted field garbles or fails the rows around it.
-_PARSE = pacsv.ParseOptions(newlines_in_values=True)
+if TYPE_CHECKING:  # pyarrow.csv is imported by the first CSV read, not by every load
+    import pyarrow.csv as pacsv
+
+
+def _parse_options() -> pacsv.ParseOptions:
+    import pyarrow.csv as pacsv
+
+    # Quoted fields may hold line breaks: without this pyarrow splits a large file into blocks
+    # at line breaks, and a break inside a quoted field garbles or fails the rows around it.
+    return pacsv.ParseOptions(newlines_in_values=True)
 
 
 @dataclass(frozen=True)
@@ -51,6 +58,8 @@ def _first_row(file: str) -> list[str]:
 
 
 def _plan(file: str, layout: CsvLayout) -> _Plan:
+    import pyarrow.csv as pacsv
+
     first = _first_row(file)
     names = layout.header(first) if layout.header is not None else None
     headerless = names is not None
@@ -79,11 +88,16 @@ def _named(file: str, error: Exception) -> ValueError:
 def read_csv(files: Sequence[str], layout: CsvLayout) -> pa.Table:
     """CSV files as one table, every column a string."""
     tables = []
+    import pyarrow.csv as pacsv
+
     for file in files:
         plan = _plan(file, layout)
         try:
             table = pacsv.read_csv(
-                file, read_options=plan.read, parse_options=_PARSE, convert_options=plan.convert
+                file,
+                read_options=plan.read,
+                parse_options=_parse_options(),
+                convert_options=plan.convert,
             )
         except (pa.ArrowInvalid, UnicodeDecodeError) as error:
             raise _named(file, error) from None
@@ -103,10 +117,15 @@ def concat_files(tables: list[pa.Table], files: Sequence[str]) -> pa.Table:
 
 def csv_batches(file: str, layout: CsvLayout, batch_size: int) -> Iterator[pa.Table]:
     """One CSV file batch by batch, every column a string."""
+    import pyarrow.csv as pacsv
+
     plan = _plan(file, layout)
     try:
         with pacsv.open_csv(
-            file, read_options=plan.read, parse_options=_PARSE, convert_options=plan.convert
+            file,
+            read_options=plan.read,
+            parse_options=_parse_options(),
+            convert_options=plan.convert,
         ) as reader:
             for batch in reader:
                 table = _with_file_columns(pa.Table.from_batches([batch]), file, layout, plan)

@@ -10,29 +10,37 @@ through :mod:`sdvm_hf.sources._csv`. Column types are those pyarrow infers, whic
 
 from __future__ import annotations
 
-import gzip
 import io
 import json
 import zlib
 from collections.abc import Iterator, Sequence
-from typing import IO, Literal
+from typing import IO, TYPE_CHECKING, Literal
 
 import pyarrow as pa
-import pyarrow.json as paj
 import pyarrow.parquet as pq
 
 from sdvm_hf.arrow._parquet import parquet_file_batches
 from sdvm_hf.sources._csv import CsvLayout, concat_files, csv_batches, read_csv
+
+if TYPE_CHECKING:  # pyarrow.json and gzip are imported by the first JSON read
+    import pyarrow.json as paj
 
 Kind = Literal["parquet", "jsonl", "json", "csv"]
 
 _JSONL_BLOCK = 8 << 20
 """Bytes of JSON Lines parsed at a time when streaming."""
 
-_READ = paj.ReadOptions(block_size=4 << 20, use_threads=False)
-"""pyarrow's default 1 MB blocks fail on a longer line. One thread: pyarrow 26's threaded
-JSON reader crashed the process (a segfault) on a column whose type changes within a
-block, and gave a different error on each run."""
+
+def _read_options() -> paj.ReadOptions:
+    """How every JSON file is read: 4 MB blocks, one thread.
+
+    pyarrow's default 1 MB blocks fail on a longer line. One thread: pyarrow 26's threaded
+    JSON reader crashed the process (a segfault) on a column whose type changes within a
+    block, and gave a different error on each run.
+    """
+    import pyarrow.json as paj
+
+    return paj.ReadOptions(block_size=4 << 20, use_threads=False)
 
 
 def _named(file: str, error: Exception | str) -> ValueError:
@@ -45,6 +53,10 @@ def _json_array(file: str) -> pa.Table:
     ``datasets`` rewrites the array as JSON Lines and hands it to ``pyarrow.json``; so does
     this, so the column types are the same.
     """
+    import gzip
+
+    import pyarrow.json as paj
+
     opener = gzip.open if file.endswith(".gz") else open
     try:
         with opener(file, "rt", encoding="utf-8") as text:
@@ -52,14 +64,16 @@ def _json_array(file: str) -> pa.Table:
         if not isinstance(data, list) or not all(isinstance(row, dict) for row in data):
             raise ValueError("expected a JSON array of objects (or JSON Lines, named .jsonl)")
         lines = "\n".join(json.dumps(row, ensure_ascii=False) for row in data).encode()
-        return paj.read_json(io.BytesIO(lines), read_options=_READ)
+        return paj.read_json(io.BytesIO(lines), read_options=_read_options())
     except (ValueError, UnicodeDecodeError, pa.ArrowException) as error:
         raise _named(file, error) from None
 
 
 def _jsonl(file: str) -> pa.Table:
+    import pyarrow.json as paj
+
     try:
-        return paj.read_json(file, read_options=_READ)
+        return paj.read_json(file, read_options=_read_options())
     except pa.ArrowException as error:
         blocks = _line_blocks(file)
         bad = next((n for first, block in blocks if (n := _not_json(first, block))), None)
@@ -115,6 +129,8 @@ def _rows(file: str) -> int:
 
 def _open_lines(file: str) -> IO[bytes]:
     if file.endswith(".gz"):
+        import gzip
+
         return gzip.open(file, "rb")  # type: ignore[return-value]
     return open(file, "rb")
 
@@ -135,9 +151,12 @@ def _line_blocks(file: str) -> Iterator[tuple[int, list[bytes]]]:
 
 
 def _parsed(file: str, first: int, block: list[bytes], schema: pa.Schema | None = None) -> pa.Table:
+    import pyarrow.json as paj
+
     options = paj.ParseOptions(explicit_schema=schema, unexpected_field_behavior="error")
+    block_bytes = io.BytesIO(b"".join(block))
     try:
-        return paj.read_json(io.BytesIO(b"".join(block)), read_options=_READ, parse_options=options)
+        return paj.read_json(block_bytes, read_options=_read_options(), parse_options=options)
     except pa.ArrowException as error:
         bad = _not_json(first, block)
         if bad is not None:

@@ -15,7 +15,6 @@ import os
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
-from importlib import resources
 from pathlib import Path
 from typing import Protocol
 
@@ -37,7 +36,7 @@ _KINDS: dict[str, Kind] = {".parquet": "parquet", ".jsonl": "jsonl", ".json": "j
 
 def bundled_file(name: str) -> Path:
     """The path of a data file shipped inside the package (``sdvm_hf/data``)."""
-    return Path(str(resources.files("sdvm_hf") / "data" / name))
+    return Path(__file__).resolve().parent.parent / "data" / name
 
 
 def expand(data_files: Files) -> list[str]:
