@@ -91,6 +91,21 @@ def test_options_that_name_two_sources_are_refused(options: Any, message: str) -
         (lambda: load("hellaswag", data_files=5), TypeError, r"data_files should be a path.*int"),  # type: ignore[arg-type]
         (lambda: load("hellaswag", bundled="yes"), TypeError, r"bundled should be True or"),  # type: ignore[arg-type]
         (lambda: load("hellaswag", split=" ", bundled=True), ValueError, r"names no split"),
+        (  # a stream is lazy, but a misspelt option is said at the call, not at the first batch
+            lambda: stream("hellaswag", bundled=True, on_error="skipp"),  # type: ignore[arg-type]
+            ValueError,
+            r"on_error must be 'raise' or 'skip', got 'skipp'",
+        ),
+        (
+            lambda: stream("mmlu", "all", bundled=True, on_error=None),  # type: ignore[arg-type]
+            ValueError,
+            r"on_error must be 'raise' or 'skip', got None",
+        ),
+        (
+            lambda: MultipleChoiceMapping("quiz", "q", "c", "a").for_split(5),  # type: ignore[arg-type]
+            TypeError,
+            r"quiz: split should be a string, got 5",
+        ),
     ],
 )
 def test_arguments_of_the_wrong_type_are_named(call: Any, error: type, message: str) -> None:

@@ -33,6 +33,13 @@ if TYPE_CHECKING:
 
 OnError = Literal["raise", "skip"]
 
+
+def check_on_error(on_error: object) -> None:
+    """``ValueError`` unless ``on_error`` is one of :data:`OnError`'s values."""
+    if on_error not in ("raise", "skip"):
+        raise ValueError(f"on_error must be 'raise' or 'skip', got {on_error!r}")
+
+
 Rows = Sequence[int] | np.ndarray | str | None
 """Each input row's number in its source: numbers, or the name of a column holding them."""
 Key = str | tuple[str, ...] | None
@@ -129,8 +136,7 @@ def convert(
     chunks: Chunks = row_chunks,
 ) -> Conversion:
     """The sample table and the rejects (see ``MultipleChoiceMapping.convert``)."""
-    if on_error not in ("raise", "skip"):
-        raise ValueError(f"on_error must be 'raise' or 'skip', got {on_error!r}")
+    check_on_error(on_error)
     tables: list[pa.Table] = []
     rejects: list[Rejects] = []
     for piece in _checked(mapping, data, first_row, rows, key, chunks):

@@ -44,7 +44,15 @@ from sdvm_hf.arrow._chunks import row_chunks
 from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.convert import _run, _table
 from sdvm_hf.convert._answers import ANSWER_FORMATS, AnswerFormat
-from sdvm_hf.convert._run import REJECT_COLUMN, Conversion, Key, OnError, Rows, split_rejects
+from sdvm_hf.convert._run import (
+    REJECT_COLUMN,
+    Conversion,
+    Key,
+    OnError,
+    Rows,
+    check_on_error,
+    split_rejects,
+)
 
 if TYPE_CHECKING:
     import datasets
@@ -159,6 +167,8 @@ class MultipleChoiceMapping:
 
     def for_split(self, split: str | None) -> MultipleChoiceMapping:
         """The same mapping, its messages naming ``split`` (``None``: as it is)."""
+        if split is not None and not isinstance(split, str):
+            raise TypeError(f"{self.dataset}: split should be a string, got {split!r}")
         return self if split is None or split == self.split else replace(self, split=split)
 
     @property
@@ -320,13 +330,12 @@ class MultipleChoiceMapping:
                 "pass with_indices=True to Dataset.map, so that errors and rejects name the "
                 "dataset's own rows"
             )
+        check_on_error(on_error)
         table = arrow if isinstance(arrow, pa.Table) else pa.Table.from_pydict(dict(batch))
         if on_error == "skip":
             result = self.tagged(table, split=split, rows=indices, key=key)
-        elif on_error == "raise":
-            result = self.table(table, split=split, rows=indices, key=key)
         else:
-            raise ValueError(f"on_error must be 'raise' or 'skip', got {on_error!r}")
+            result = self.table(table, split=split, rows=indices, key=key)
         return result if isinstance(arrow, pa.Table) else dict(result.to_pydict())
 
     def __call__(
@@ -345,11 +354,10 @@ class MultipleChoiceMapping:
         "validation", "on_error": "skip", "rows": "src_row", "key": ("src_file",
         "src_row")})``; :mod:`sdvm_hf.engines` has a reader that adds those columns.
         """
+        check_on_error(on_error)
         if on_error == "skip":
             return self.tagged(batch, split=split, rows=rows, key=key)
-        if on_error == "raise":
-            return self.table(batch, split=split, rows=rows, key=key)
-        raise ValueError(f"on_error must be 'raise' or 'skip', got {on_error!r}")
+        return self.table(batch, split=split, rows=rows, key=key)
 
     def row(
         self, record: Mapping[str, Any], *, split: str | None = None, row: int = 0

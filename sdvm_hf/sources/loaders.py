@@ -17,6 +17,7 @@ from typing import Any, TypedDict, Unpack
 import pyarrow as pa
 
 from sdvm_hf.arrow.sequence import SampleSequence
+from sdvm_hf.convert._run import check_on_error
 from sdvm_hf.convert.mapping import MultipleChoiceMapping, OnError
 from sdvm_hf.convert.preset import Preset
 from sdvm_hf.record import Record, arrow_schema_text, file_entries_in_background
@@ -64,6 +65,7 @@ def _load(
     select: Selection | None = None,
     origin: Origin | None = None,
 ) -> SampleSequence | StreamingSamples:
+    check_on_error(on_error)  # now, not at the first batch of a stream
     split = source.spec.name
     origin = origin or Origin(None, source)
     if select is not None and source.spec.sliced:
