@@ -310,6 +310,58 @@ def test_each_policy_gives_its_rows_and_counts(
         assert original[1] not in questions and original[2] not in questions
 
 
+HELLASWAG = FIXTURES / "hellaswag/validation.parquet"
+
+
+def all_dropped(tmp_path: Path, split: str) -> tuple[Path, int]:
+    """A refined HellaSwag file whose every row failed its audit, and its number of rows."""
+    source = convert("hellaswag", HELLASWAG, split, tmp_path / f"{split}.parquet")
+    rows = len(read_samples(source))
+    verdicts = dict.fromkeys(range(rows), False)
+    return refined(source, tmp_path / f"{split}-refined.parquet", {}, verdicts), rows
+
+
+def test_a_split_left_with_no_row_is_not_written_and_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    kept = convert("hellaswag", HELLASWAG, "validation", tmp_path / "kept.parquet")
+    gone, rows = all_dropped(tmp_path, "train")
+    out = tmp_path / "out"
+    assert main(["export", str(kept), str(gone), "-o", str(out), "--policy", "drop"]) == 0
+    assert "not written, no row being left: default/train" in capsys.readouterr().out
+    published = datasets.load_dataset(str(out))  # a split of no rows would fail it whole
+    assert list(published) == ["validation"]
+    assert published["validation"].num_rows == len(read_samples(kept))
+    card = (out / "README.md").read_text()
+    assert "Not written, no row being left: default/train" in card
+    assert "train-*.parquet" not in card and not list(out.glob("default/train-*"))
+    totals = json.loads((out / "sdvm_hf-export.json").read_text())
+    assert totals["not_written"] == ["default/train"]
+    assert totals["splits"]["default/train"] == {
+        "rows_in": rows,
+        "kept": 0,
+        "replaced": 0,
+        "dropped": rows,
+    }
+
+
+def test_an_export_with_no_row_left_is_refused_and_writes_nothing(tmp_path: Path) -> None:
+    gone, rows = all_dropped(tmp_path, "validation")
+    with pytest.raises(
+        ExportError,
+        match=rf"^no row is left to publish in default/validation \(rows in: {rows}, dropped: "
+        rf"{rows}\); datasets.load_dataset cannot read a split of no rows, so nothing was written$",
+    ):
+        export(gone, tmp_path / "out", policy="drop")
+    empty = tmp_path / "empty.parquet"
+    write_parquet(load("hellaswag", bundled=True)[:0], empty)
+    with pytest.raises(
+        ExportError, match=r"no row is left to publish in default/validation \(rows in: 0"
+    ):
+        export(empty, tmp_path / "out", dataset="hellaswag", split="validation")
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith((".out", "out"))]
+
+
 def test_drop_if_narrows_the_checks_and_names_an_unknown_one(
     mmlu_refined: tuple[Path, Path], tmp_path: Path
 ) -> None:

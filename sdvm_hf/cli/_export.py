@@ -82,4 +82,6 @@ def _export(args: argparse.Namespace) -> int:
             f"{total.replaced:,}, dropped {total.dropped:,}; configurations "
             f"{', '.join(done.configs)}"
         )
+        if done.not_written:
+            print(f"not written, no row being left: {', '.join(done.not_written)}")
     return 0

@@ -101,6 +101,9 @@ def export(
                 for key in ("rows_in", "kept", "replaced", "dropped"):
                     setattr(result.total, key, getattr(result.total, key) + getattr(tally, key))
                 for config_name, piece in configs(part, table):
+                    if not piece.num_rows:
+                        result.not_written.append(f"{config_name}/{part.split}")
+                        continue
                     write_split(staging, config_name, part.split, piece)
                     result.configs.setdefault(config_name, []).append(part.split)
                     size = (
@@ -109,6 +112,12 @@ def export(
                         else piece.nbytes  # the rows were copied into place
                     )
                     cards.append((config_name, part.split, piece, size))
+        if not cards:
+            raise ExportError(
+                f"no row is left to publish in {', '.join(result.not_written)} (rows in: "
+                f"{result.total.rows_in:,}, dropped: {result.total.dropped:,}); "
+                "datasets.load_dataset cannot read a split of no rows, so nothing was written"
+            )
         (staging / "README.md").write_text(card(parts, cards, result), encoding="utf-8")
         manifest = {"sdvm_hf": version("sdvm-hf"), "inputs": [str(p.resolve()) for p in paths]}
         (staging / MANIFEST).write_text(

@@ -107,6 +107,15 @@ def card(parts: list[Part], written: list[tuple[str, str, pa.Table, int]], resul
         "",
         f"Rows in: {counts.rows_in}; kept {counts.kept}, replaced {counts.replaced}, dropped "
         f"{counts.dropped}. `{ROW_RECORD}` says what became of each row and why.",
+        *(
+            [
+                "",
+                f"Not written, no row being left: {', '.join(result.not_written)} "
+                "(`datasets` cannot load a split of no rows).",
+            ]
+            if result.not_written
+            else []
+        ),
         "",
         "## Provenance",
         "",

@@ -67,6 +67,9 @@ class Exported:
     total: Tally = field(default_factory=Tally)
     splits: dict[str, Tally] = field(default_factory=dict)
     """The counts per ``config/split`` of the input files."""
+    not_written: list[str] = field(default_factory=list)
+    """Each ``config/split`` left with no row (every row dropped, or an empty input): not
+    written, because ``datasets.load_dataset`` cannot read a split of no rows."""
 
     def totals(self) -> dict[str, Any]:
         """The totals as ``--json`` prints them; ``kept + replaced + dropped == rows_in``."""
@@ -76,6 +79,7 @@ class Exported:
             **self.total.as_dict(),
             "splits": {name: tally.as_dict() for name, tally in self.splits.items()},
             "configs": self.configs,
+            "not_written": self.not_written,
         }
 
 
