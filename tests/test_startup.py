@@ -56,6 +56,13 @@ def test_import_sdvm_hf_imports_only_what_a_name_needs() -> None:
     # the cold path builds no sample object: the pydantic models wait for the first one
     assert "pydantic" not in loading
     assert {"datasets", "ray", "torch", "pandas", "huggingface_hub"} & loading == set()
+    # the readers of other formats and the writers' temporary files wait for their first use
+    assert {"tempfile", "gzip", "bz2", "lzma", "shutil"} & loading == set()
+    readers = _imported_after(
+        "import sys, sdvm_hf; sdvm_hf.load; sdvm_hf.write_parquet\n"
+        "print(' '.join(m.replace('.', '_') for m in sys.modules if m.startswith('pyarrow.')))"
+    )
+    assert {"pyarrow_csv", "pyarrow_json"} & readers == set()
     modules = _imported_after(
         "import sys, sdvm_hf; sdvm_hf.load; sdvm_hf.write_parquet\n"
         "print(' '.join(m.replace('.', '_') for m in sys.modules if m.startswith('sdvm_hf.')))"
