@@ -385,6 +385,28 @@ def test_annotate_adds_status_failing_checks_and_originals(
     assert table.column("sdvm_failing").to_pylist()[1] == ["ok", "checks.grammatical"]
 
 
+@pytest.mark.parametrize("changed_first", [True, False])
+def test_annotated_splits_of_a_config_share_their_columns(
+    changed_first: bool, tmp_path: Path
+) -> None:
+    """Only one split has a fixed context: the other still gets ``original_ctx`` (nulls), so
+    ``load_dataset`` reads both in one set of features whichever file comes first."""
+    validation = convert("hellaswag", HELLASWAG, "validation", tmp_path / "v.parquet")
+    train = convert("hellaswag", HELLASWAG, "train", tmp_path / "t.parquet")
+    first = read_samples(validation)[0]
+    fixed = refined(validation, tmp_path / "vr.parquet", {0: {"context": first.context + " now"}})
+    unchanged = refined(train, tmp_path / "tr.parquet", {})
+    inputs = [fixed, unchanged] if changed_first else [unchanged, fixed]
+    export(inputs, tmp_path / "out", annotate=True)
+    published = datasets.load_dataset(str(tmp_path / "out"))
+    assert published["validation"].column_names == published["train"].column_names
+    assert published["validation"]["original_ctx"][0] == first.context
+    assert published["train"]["original_ctx"] == [None] * published["train"].num_rows
+    assert exported_table(tmp_path / "out", "default", "train").column_names == (
+        exported_table(tmp_path / "out", "default", "validation").column_names
+    )
+
+
 def test_the_record_file_has_a_line_per_input_row(
     mmlu_refined: tuple[Path, Path], tmp_path: Path
 ) -> None:

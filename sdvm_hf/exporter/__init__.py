@@ -31,7 +31,14 @@ from pathlib import Path
 import pyarrow as pa
 
 from sdvm_hf.exporter import _rows
-from sdvm_hf.exporter._folder import card, configs, move_into_place, write_split
+from sdvm_hf.exporter._folder import (
+    Piece,
+    card,
+    configs,
+    move_into_place,
+    same_columns_per_config,
+    write_split,
+)
 from sdvm_hf.exporter._inputs import check_folder, check_parts, parent, read_part
 from sdvm_hf.exporter._rows import export_part
 from sdvm_hf.exporter._size import split_bytes
@@ -93,7 +100,7 @@ def export(
     result = Exported(folder, policy)
     staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", suffix=".tmp", dir=parent(folder)))
     try:
-        cards: list[tuple[str, str, pa.Table, int]] = []
+        pieces: list[Piece] = []
         with (staging / ROW_RECORD).open("wb") as lines:
             for part in parts:
                 table, tally = export_part(part, policy, checks, annotate, lines)
@@ -104,14 +111,17 @@ def export(
                     if not piece.num_rows:
                         result.not_written.append(f"{config_name}/{part.split}")
                         continue
-                    write_split(staging, config_name, part.split, piece)
-                    result.configs.setdefault(config_name, []).append(part.split)
-                    size = (
-                        split_bytes(piece, whole=piece is table)
-                        if _rows.IN_PLACE
-                        else piece.nbytes  # the rows were copied into place
-                    )
-                    cards.append((config_name, part.split, piece, size))
+                    pieces.append(Piece(config_name, part.split, piece, whole=piece is table))
+        cards: list[tuple[str, str, pa.Table, int]] = []
+        for piece in same_columns_per_config(pieces):
+            write_split(staging, piece.config, piece.split, piece.table)
+            result.configs.setdefault(piece.config, []).append(piece.split)
+            size = (
+                split_bytes(piece.table, whole=piece.whole)
+                if _rows.IN_PLACE
+                else piece.table.nbytes  # the rows were copied into place
+            )
+            cards.append((piece.config, piece.split, piece.table, size))
         if not cards:
             raise ExportError(
                 f"no row is left to publish in {', '.join(result.not_written)} (rows in: "

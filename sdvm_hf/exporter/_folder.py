@@ -6,6 +6,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Iterator
+from dataclasses import dataclass, replace
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,43 @@ def configs(part: Part, table: pa.Table) -> Iterator[tuple[str, pa.Table]]:
     values = table.column(column)
     for value in sorted(v for v in pc.unique(values).to_pylist() if isinstance(v, str)):
         yield value, table.filter(pc.fill_null(pc.equal(values, value), False))
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A split of one configuration, as it is written."""
+
+    config: str
+    split: str
+    table: pa.Table
+    whole: bool
+    """The part's whole table, not a configuration cut from it (see :func:`split_bytes`)."""
+
+
+def same_columns_per_config(pieces: list[Piece]) -> list[Piece]:
+    """The pieces, each configuration's splits with the same columns in the same order.
+
+    ``--annotate`` adds ``original_<column>`` only for columns a split's fixes changed, so
+    one split may have ``original_ctx`` and another not; ``datasets.load_dataset`` reads a
+    configuration's splits in one set of features, so a column a split lacks is added to it
+    as nulls (no original to give: nothing was changed there).
+    """
+    fields: dict[str, dict[str, pa.Field]] = {}
+    for piece in pieces:
+        known = fields.setdefault(piece.config, {})
+        for field in piece.table.schema:
+            known.setdefault(field.name, field)
+    aligned = []
+    for piece in pieces:
+        table = piece.table
+        for name, field in fields[piece.config].items():
+            if name not in table.column_names:
+                table = table.append_column(field, pa.nulls(table.num_rows, field.type))
+        order = list(fields[piece.config])
+        if table.column_names != order:
+            table = table.select(order)
+        aligned.append(piece if table is piece.table else replace(piece, table=table))
+    return aligned
 
 
 def write_split(folder: Path, config: str, split: str, table: pa.Table) -> None:
