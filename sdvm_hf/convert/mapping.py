@@ -44,15 +44,7 @@ from sdvm_hf.arrow._chunks import row_chunks
 from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.convert import _run, _table
 from sdvm_hf.convert._answers import ANSWER_FORMATS, AnswerFormat
-from sdvm_hf.convert._run import (
-    REJECT_COLUMN,
-    Conversion,
-    Key,
-    OnError,
-    Rows,
-    check_on_error,
-    split_rejects,
-)
+from sdvm_hf.convert._run import REJECT_COLUMN, Conversion, Key, OnError, Rows, split_rejects
 
 if TYPE_CHECKING:
     import datasets
@@ -330,7 +322,7 @@ class MultipleChoiceMapping:
                 "pass with_indices=True to Dataset.map, so that errors and rejects name the "
                 "dataset's own rows"
             )
-        check_on_error(on_error)
+        _run.check_on_error(on_error)
         table = arrow if isinstance(arrow, pa.Table) else pa.Table.from_pydict(dict(batch))
         if on_error == "skip":
             result = self.tagged(table, split=split, rows=indices, key=key)
@@ -354,7 +346,7 @@ class MultipleChoiceMapping:
         "validation", "on_error": "skip", "rows": "src_row", "key": ("src_file",
         "src_row")})``; :mod:`sdvm_hf.engines` has a reader that adds those columns.
         """
-        check_on_error(on_error)
+        _run.check_on_error(on_error)
         if on_error == "skip":
             return self.tagged(batch, split=split, rows=rows, key=key)
         return self.table(batch, split=split, rows=rows, key=key)
