@@ -486,6 +486,78 @@ def test_an_error_mid_export_leaves_nothing_behind(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["h.parquet"]
 
 
+CAIS_TEST = FIXTURES / "mmlu/cais_test.parquet"
+
+
+@pytest.mark.parametrize("subject", ["../../escaped", "", "two words", "a/b", ".hidden", "all"])
+def test_a_subject_that_cannot_name_a_configuration_folder_is_refused(
+    subject: str, tmp_path: Path
+) -> None:
+    table = pq.read_table(CAIS_TEST)
+    subjects = table.column("subject").to_pylist()
+    subjects[0] = subject
+    table = table.set_column(table.column_names.index("subject"), "subject", pa.array(subjects))
+    pq.write_table(table, tmp_path / "odd.parquet")
+    samples = convert("mmlu", tmp_path / "odd.parquet", "test", tmp_path / "s.parquet")
+    out = tmp_path / "deep" / "er" / "out"
+    with pytest.raises(
+        ExportError, match=rf"the subject {subject!r} cannot name a configuration of the export"
+    ):
+        export(samples, out)
+    assert sorted(p.name for p in tmp_path.rglob("*") if "hf-cache" not in p.parts) == sorted(
+        ["odd.parquet", "s.parquet", "deep", "er"]
+    )
+
+
+def test_two_files_giving_one_configurations_split_are_refused(tmp_path: Path) -> None:
+    every = convert("mmlu", CAIS_TEST, "test", tmp_path / "all.parquet")  # its astronomy rows too
+    astronomy = tmp_path / "astronomy.parquet"
+    write_parquet(load("mmlu", "astronomy", "test", bundled=True), astronomy)
+    with pytest.raises(
+        ExportError, match=rf"^{every} and {astronomy} both give astronomy/test .*separately$"
+    ):
+        export([every, astronomy], tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_subject_whose_rows_were_all_dropped_is_named(tmp_path: Path) -> None:
+    source = convert("mmlu", CAIS_TEST, "test", tmp_path / "s.parquet")
+    subjects = [sample.extra["subject"] for sample in read_samples(source)]
+    failing = {row: subject != "astronomy" for row, subject in enumerate(subjects)}
+    fixed = refined(source, tmp_path / "r.parquet", {}, verdicts=failing)
+    result = export(fixed, tmp_path / "out", policy="drop")
+    assert result.not_written == ["astronomy/test"]
+    assert result.configs == {"all": ["test"], "virology": ["test"]}
+    assert (
+        "Not written, no row being left: astronomy/test" in (tmp_path / "out/README.md").read_text()
+    )
+    assert datasets.load_dataset(str(tmp_path / "out"), "virology")["test"].num_rows == 6
+    with pytest.raises(
+        ExportError, match=r"no row is left to publish in all/test, astronomy/test, "
+    ):
+        gone = refined(source, tmp_path / "g.parquet", {}, dict.fromkeys(range(12), False))
+        export(gone, tmp_path / "none", policy="drop")
+
+
+def test_annotate_refuses_a_layout_that_has_its_columns_already(tmp_path: Path) -> None:
+    from sdvm_hf import MultipleChoiceMapping
+
+    source = tmp_path / "quiz.jsonl"
+    rows = [{"q": "Two and two?", "original_q": "2+2?", "a": "4", "b": "5", "label": 0}] * 2
+    source.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    mapping = MultipleChoiceMapping(dataset="quiz", context="q", choices=("a", "b"), answer="label")
+    write_parquet(load(mapping, data_files=str(source)), tmp_path / "s.parquet")
+    fixed = refined(tmp_path / "s.parquet", tmp_path / "r.parquet", {0: {"context": "2 + 2?"}})
+    with pytest.raises(
+        ExportError,
+        match=r"r.parquet: --annotate would add the column 'original_q', which the quiz layout "
+        r"already has; export without --annotate",
+    ):
+        export(fixed, tmp_path / "out", annotate=True)
+    export(fixed, tmp_path / "out")
+    assert exported_table(tmp_path / "out", "default", "train").column("q")[0].as_py() == "2 + 2?"
+
+
 def test_the_generic_mapping_exports_its_columns_as_they_were_named(tmp_path: Path) -> None:
     from sdvm_hf import MultipleChoiceMapping
 

@@ -103,15 +103,16 @@ def export(
         pieces: list[Piece] = []
         with (staging / ROW_RECORD).open("wb") as lines:
             for part in parts:
-                table, tally = export_part(part, policy, checks, annotate, lines)
+                table, tally, values = export_part(part, policy, checks, annotate, lines)
                 result.splits[part.name] = tally
                 for key in ("rows_in", "kept", "replaced", "dropped"):
                     setattr(result.total, key, getattr(result.total, key) + getattr(tally, key))
-                for config_name, piece in configs(part, table):
+                for config_name, piece in configs(part, table, values):
                     if not piece.num_rows:
                         result.not_written.append(f"{config_name}/{part.split}")
                         continue
-                    pieces.append(Piece(config_name, part.split, piece, whole=piece is table))
+                    whole = piece is table
+                    pieces.append(Piece(config_name, part.split, piece, whole, part.path))
         cards: list[tuple[str, str, pa.Table, int]] = []
         for piece in same_columns_per_config(pieces):
             write_split(staging, piece.config, piece.split, piece.table)

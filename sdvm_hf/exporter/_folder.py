@@ -15,21 +15,20 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from sdvm_hf.exporter._types import ROW_RECORD, Exported, Part
+from sdvm_hf.exporter._types import ROW_RECORD, Exported, ExportError, Part
 
 
-def configs(part: Part, table: pa.Table) -> Iterator[tuple[str, pa.Table]]:
-    """The part's configuration, and for MMLU's ``all`` one configuration per subject too."""
+def configs(part: Part, table: pa.Table, values: list[str]) -> Iterator[tuple[str, pa.Table]]:
+    """The part's configuration, and for MMLU's ``all`` one per subject too.
+
+    ``values`` are the subjects of the rows before any was dropped: a subject whose rows were
+    all dropped gives a table of no rows, so the export names it as not written.
+    """
     yield part.config, table
-    preset = part.preset
-    column = preset.config_column if preset is not None else None
-    if preset is None or column is None or part.config != preset.config:
-        return
-    if column not in table.column_names:
-        return
-    values = table.column(column)
-    for value in sorted(v for v in pc.unique(values).to_pylist() if isinstance(v, str)):
-        yield value, table.filter(pc.fill_null(pc.equal(values, value), False))
+    column = part.preset.config_column if part.preset is not None else None
+    for value in values if column is not None else []:
+        match = pc.fill_null(pc.equal(table.column(column), value), False)
+        yield value, table.filter(match)
 
 
 @dataclass(frozen=True)
@@ -41,6 +40,8 @@ class Piece:
     table: pa.Table
     whole: bool
     """The part's whole table, not a configuration cut from it (see :func:`split_bytes`)."""
+    source: Path
+    """The sample file it comes from."""
 
 
 def same_columns_per_config(pieces: list[Piece]) -> list[Piece]:
@@ -52,7 +53,15 @@ def same_columns_per_config(pieces: list[Piece]) -> list[Piece]:
     as nulls (no original to give: nothing was changed there).
     """
     fields: dict[str, dict[str, pa.Field]] = {}
+    written: dict[tuple[str, str], Path] = {}
     for piece in pieces:
+        if (piece.config, piece.split) in written:
+            raise ExportError(
+                f"{written[piece.config, piece.split]} and {piece.source} both give "
+                f"{piece.config}/{piece.split} (MMLU's 'all' rows also go to one configuration "
+                "per subject): export them separately"
+            )
+        written[piece.config, piece.split] = piece.source
         known = fields.setdefault(piece.config, {})
         for field in piece.table.schema:
             known.setdefault(field.name, field)

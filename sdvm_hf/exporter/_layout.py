@@ -2,15 +2,51 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from sdvm_hf.exporter._types import ExportError, Part
 from sdvm_hf.record import arrow_schema
 
-__all__ = ["check_labels", "class_labels", "label_problem", "layout_schema", "layout_table"]
+__all__ = [
+    "check_labels",
+    "class_labels",
+    "config_values",
+    "label_problem",
+    "layout_schema",
+    "layout_table",
+]
+
+_CONFIG_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+"""What a value may be to name a configuration folder: no path, no space, no dot first."""
+
+
+def config_values(part: Part, table: pa.Table) -> list[str]:
+    """The configurations the rows of MMLU's ``all`` also go to: one per subject, sorted.
+
+    Each is a folder of the export, so a value that is not a plain name (``../x``, ``a/b``,
+    empty) or that is the part's own configuration is refused: it would write outside the
+    folder, or over another configuration.
+    """
+    preset = part.preset
+    column = preset.config_column if preset is not None else None
+    if preset is None or column is None or part.config != preset.config:
+        return []
+    if column not in table.column_names:
+        return []
+    values = sorted(v for v in pc.unique(table.column(column)).to_pylist() if isinstance(v, str))
+    for value in values:
+        if not _CONFIG_NAME.fullmatch(value) or value == part.config:
+            raise ExportError(
+                f"{part.path}: the {column} {value!r} cannot name a configuration of the export "
+                f"(letters, digits, '_', '-' and '.' only, not first, and not {part.config!r}); "
+                f"MMLU's {part.config!r} rows also go to one configuration per {column}"
+            )
+    return values
 
 
 def _features(part: Part) -> Any:

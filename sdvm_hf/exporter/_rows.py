@@ -16,6 +16,7 @@ from sdvm_hf.exporter._inputs import original_file
 from sdvm_hf.exporter._layout import (
     check_labels,
     class_labels,
+    config_values,
     label_problem,
     layout_schema,
     layout_table,
@@ -69,9 +70,11 @@ def export_part(
     only: Sequence[str],
     annotate: bool,
     lines: BinaryIO,
-) -> tuple[pa.Table, Tally]:
-    """The part's rows in its published layout under ``policy``, and their counts.
+) -> tuple[pa.Table, Tally, list[str]]:
+    """The part's rows in its published layout under ``policy``, counts, configurations.
 
+    The configurations are those its rows also go to (:func:`config_values`, taken before any
+    row is dropped).
     The rows a fix left alone go back through the table form of the inverse half at once;
     the others one by one through the row form and the preset's follow rule. One line per
     input row goes to ``lines`` (the record beside the data, UTF-8).
@@ -152,11 +155,12 @@ def export_part(
         return _interleave(published_fast, before_table, fast_rows, slow_rows)
 
     table = before() if policy == "original" else published
+    values = config_values(part, table)
     if dropped or not IN_PLACE:
         table = table.filter(pa.array(keep))
     if annotate:
-        table = _annotated(table, keep, statuses, failed, changed, before)
-    return table, tally
+        table = _annotated(part, table, keep, statuses, failed, changed, before)
+    return table, tally, values
 
 
 def _encode(part: Part, table: pa.Table, schema: pa.Schema | None) -> pa.Table | None:
@@ -178,6 +182,7 @@ def _encode(part: Part, table: pa.Table, schema: pa.Schema | None) -> pa.Table |
 
 
 def _annotated(
+    part: Part,
     table: pa.Table,
     keep: np.ndarray,
     statuses: dict[int, str],
@@ -186,12 +191,18 @@ def _annotated(
     before: Callable[[], pa.Table],
 ) -> pa.Table:
     """``table`` (the kept rows) with ``sdvm_status``, ``sdvm_failing``, ``original_<column>``."""
+    columns = dict.fromkeys(name for names in changed.values() for name in names)
+    for name in ("sdvm_status", "sdvm_failing", *(f"original_{column}" for column in columns)):
+        if name in table.column_names:
+            raise ExportError(
+                f"{part.path}: --annotate would add the column {name!r}, which the "
+                f"{part.layout} layout already has; export without --annotate"
+            )
     kept = np.flatnonzero(keep).tolist()
     table = table.append_column("sdvm_status", pa.array([statuses.get(r, "kept") for r in kept]))
     table = table.append_column(
         "sdvm_failing", pa.array([failed.get(r, []) for r in kept], pa.list_(pa.string()))
     )
-    columns = dict.fromkeys(name for names in changed.values() for name in names)
     if columns:
         originals = before()
         for column in columns:
