@@ -383,6 +383,9 @@ def test_annotate_adds_status_failing_checks_and_originals(
     status = table.column("sdvm_status").to_pylist()
     assert status[:3] == ["replaced", "dropped", "dropped"] and set(status[3:]) == {"kept"}
     assert table.column("sdvm_failing").to_pylist()[1] == ["ok", "checks.grammatical"]
+    # the value before the fix where the column changed, null where it did not
+    original = pq.read_table(FIXTURES / "mmlu/cais_test.parquet").column("question").to_pylist()
+    assert table.column("original_question").to_pylist() == [original[0]] + [None] * 11
 
 
 @pytest.mark.parametrize("changed_first", [True, False])
@@ -400,8 +403,8 @@ def test_annotated_splits_of_a_config_share_their_columns(
     export(inputs, tmp_path / "out", annotate=True)
     published = datasets.load_dataset(str(tmp_path / "out"))
     assert published["validation"].column_names == published["train"].column_names
-    assert published["validation"]["original_ctx"][0] == first.context
-    assert published["train"]["original_ctx"] == [None] * published["train"].num_rows
+    assert list(published["validation"]["original_ctx"]) == [first.context] + [None] * 11
+    assert list(published["train"]["original_ctx"]) == [None] * published["train"].num_rows
     assert exported_table(tmp_path / "out", "default", "train").column_names == (
         exported_table(tmp_path / "out", "default", "validation").column_names
     )

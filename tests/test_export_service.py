@@ -80,7 +80,7 @@ def test_a_refined_hellaswag_exports_with_each_policy(policy: str, tmp_path: Pat
                 assert "  " not in row["ctx"] and row["original_ctx"] == original[i]["ctx"]
                 assert row["ctx_b"] == original[i]["ctx_b"]
             else:
-                assert row["ctx"] == original[i]["ctx"]
+                assert row["ctx"] == original[i]["ctx"] and row["original_ctx"] is None
         assert (done.total.replaced, done.total.dropped) == (len(hit), 0)
 
 

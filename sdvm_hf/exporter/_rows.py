@@ -190,7 +190,11 @@ def _annotated(
     changed: dict[int, list[str]],
     before: Callable[[], pa.Table],
 ) -> pa.Table:
-    """``table`` (the kept rows) with ``sdvm_status``, ``sdvm_failing``, ``original_<column>``."""
+    """``table`` (the kept rows) with ``sdvm_status``, ``sdvm_failing``, ``original_<column>``.
+
+    ``original_<column>`` holds the value before the stages in the rows where that column
+    changed, and null in the others (and in a split where it changed nowhere).
+    """
     columns = dict.fromkeys(name for names in changed.values() for name in names)
     for name in ("sdvm_status", "sdvm_failing", *(f"original_{column}" for column in columns)):
         if name in table.column_names:
@@ -206,8 +210,12 @@ def _annotated(
     if columns:
         originals = before()
         for column in columns:
+            where = np.zeros(len(keep), dtype=bool)
+            where[[row for row, names in changed.items() if column in names]] = True
+            values = originals.column(column).filter(pa.array(keep))
+            unchanged = pa.scalar(None, values.type)
             table = table.append_column(
-                f"original_{column}", originals.column(column).filter(pa.array(keep))
+                f"original_{column}", pc.if_else(pa.array(where[keep]), values, unchanged)
             )
     return table
 
