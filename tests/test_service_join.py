@@ -219,7 +219,23 @@ def batches(draw: st.DrawFn) -> tuple[Sent, list[dict[str, Any]], str, list[str]
             continue
         answers[row] = changed
         names.append(name)
+    if any(_most_brackets(answer) > MAX_BRACKETS for answer in answers):
+        names.append("block with brackets in its text")  # drawn text may hold them too
     return sent, answers, stage, names
+
+
+def _most_brackets(answer: dict[str, Any]) -> int:
+    """The most lists and objects a block's JSON text opens, counting those inside strings."""
+    most = 0
+    for key in ("audit", "fix", "reaudit"):
+        block = answer.get(key)
+        if isinstance(block, dict):
+            try:
+                text = json.dumps(block)
+            except (TypeError, ValueError):  # a corrupted block: not JSON at all
+                continue
+            most = max(most, text.count("[") + text.count("{"))
+    return most
 
 
 def outcome(make: Callable[[], dict[str, pa.Array]]) -> tuple[str, Any]:
