@@ -370,6 +370,12 @@ def test_drop_if_narrows_the_checks_and_names_an_unknown_one(
     assert kept.total.dropped == 0
     with pytest.raises(ExportError, match=r"no verdict has the check 'checks.gramatical'"):
         export(fixed, tmp_path / "b", policy="drop", drop_if=["checks.gramatical"])
+    with pytest.raises(ExportError, match=r"would do nothing with policy 'replace'"):
+        export(fixed, tmp_path / "c", drop_if=["checks.single_correct_answer"])
+    # with annotate it narrows what sdvm_status says the drop policy would do
+    export(fixed, tmp_path / "d", annotate=True, drop_if="checks.single_correct_answer")
+    status = exported_table(tmp_path / "d", "all", "test").column("sdvm_status").to_pylist()
+    assert "dropped" not in status and status[0] == "replaced"
 
 
 def test_annotate_adds_status_failing_checks_and_originals(

@@ -36,8 +36,8 @@ def add_commands(commands: Any) -> None:
         nargs="+",
         default=(),
         metavar="CHECK",
-        help="with --policy drop: only these checks drop a row (dotted names, e.g. "
-        "checks.grammatical, fix.flagged)",
+        help="with --policy drop (or --annotate): only these checks drop a row (dotted names, "
+        "e.g. checks.grammatical, fix.flagged)",
     )
     command.add_argument(
         "--annotate",

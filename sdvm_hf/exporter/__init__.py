@@ -86,6 +86,12 @@ def export(
     """
     if policy not in POLICIES:
         raise ExportError(f"policy must be one of {', '.join(POLICIES)}, got {policy!r}")
+    checks = (drop_if,) if isinstance(drop_if, str) else tuple(drop_if)
+    if checks and policy != "drop" and not annotate:
+        raise ExportError(
+            f"drop_if narrows the checks that drop a row: it changes what policy 'drop' drops "
+            f"(and sdvm_status with annotate), and would do nothing with policy {policy!r}"
+        )
     paths = (
         [Path(samples)] if isinstance(samples, str | os.PathLike) else [Path(p) for p in samples]
     )
@@ -96,7 +102,6 @@ def export(
     given = {"dataset": dataset, "layout": layout, "config": config, "split": split}
     parts = [read_part(path, given, len(paths)) for path in paths]
     check_parts(parts)
-    checks = tuple(drop_if)
     result = Exported(folder, policy)
     staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", suffix=".tmp", dir=parent(folder)))
     try:
