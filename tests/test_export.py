@@ -368,7 +368,9 @@ def test_drop_if_narrows_the_checks_and_names_an_unknown_one(
     _, fixed = mmlu_refined
     kept = export(fixed, tmp_path / "a", policy="drop", drop_if=["checks.single_correct_answer"])
     assert kept.total.dropped == 0
-    with pytest.raises(ExportError, match=r"no verdict has the check 'checks.gramatical'"):
+    with pytest.raises(
+        ExportError, match=r"no verdict of any input has the check 'checks.gramatical'; checks seen"
+    ):
         export(fixed, tmp_path / "b", policy="drop", drop_if=["checks.gramatical"])
     with pytest.raises(ExportError, match=r"would do nothing with policy 'replace'"):
         export(fixed, tmp_path / "c", drop_if=["checks.single_correct_answer"])
@@ -376,6 +378,21 @@ def test_drop_if_narrows_the_checks_and_names_an_unknown_one(
     export(fixed, tmp_path / "d", annotate=True, drop_if="checks.single_correct_answer")
     status = exported_table(tmp_path / "d", "all", "test").column("sdvm_status").to_pylist()
     assert "dropped" not in status and status[0] == "replaced"
+
+
+def test_drop_if_names_a_check_of_any_input_and_an_unaudited_split_keeps_its_rows(
+    tmp_path: Path,
+) -> None:
+    plain = convert("hellaswag", HELLASWAG, "validation", tmp_path / "plain.parquet")
+    train = convert("hellaswag", HELLASWAG, "train", tmp_path / "train.parquet")
+    audited = refined(train, tmp_path / "audited.parquet", {}, verdicts={1: False, 2: False})
+    done = export([plain, audited], tmp_path / "out", policy="drop", drop_if=["checks.grammatical"])
+    assert done.splits["default/validation"].dropped == 0
+    assert done.splits["default/train"].dropped == 2
+    with pytest.raises(ExportError, match=r"checks seen: checks.grammatical, checks.single_"):
+        export([plain, audited], tmp_path / "x", policy="drop", drop_if=["checks.typo"])
+    with pytest.raises(ExportError, match=r"'checks.typo'; checks seen: \(none: no input is aud"):
+        export(plain, tmp_path / "x", policy="drop", drop_if=["checks.typo"])
 
 
 def test_annotate_adds_status_failing_checks_and_originals(

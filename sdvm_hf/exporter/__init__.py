@@ -106,9 +106,11 @@ def export(
     staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", suffix=".tmp", dir=parent(folder)))
     try:
         pieces: list[Piece] = []
+        checks_seen: set[str] = set()
         with (staging / ROW_RECORD).open("wb") as lines:
             for part in parts:
-                table, tally, values = export_part(part, policy, checks, annotate, lines)
+                table, tally, values, seen = export_part(part, policy, checks, annotate, lines)
+                checks_seen |= seen
                 result.splits[part.name] = tally
                 for key in ("rows_in", "kept", "replaced", "dropped"):
                     setattr(result.total, key, getattr(result.total, key) + getattr(tally, key))
@@ -118,6 +120,12 @@ def export(
                         continue
                     whole = piece is table
                     pieces.append(Piece(config_name, part.split, piece, whole, part.path))
+        unknown = [name for name in checks if name not in checks_seen | {"fix.flagged"}]
+        if unknown:
+            raise ExportError(
+                f"no verdict of any input has the check {unknown[0]!r}; checks seen: "
+                f"{', '.join(sorted(checks_seen)) or '(none: no input is audited)'}"
+            )
         cards: list[tuple[str, str, pa.Table, int]] = []
         for piece in same_columns_per_config(pieces):
             write_split(staging, piece.config, piece.split, piece.table)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, NamedTuple
 
 import numpy as np
 import pyarrow as pa
@@ -64,17 +64,26 @@ the copy; the tests hold the in-place export to it, byte for byte.
 """
 
 
+class PartExport(NamedTuple):
+    """One input file exported: its rows, counts, configurations and checks."""
+
+    table: pa.Table
+    tally: Tally
+    configs: list[str]
+    """The configurations its rows also go to (:func:`config_values`, before any drop)."""
+    checks: set[str]
+    """Every check its verdicts hold (``drop_if`` names one of all the inputs' checks)."""
+
+
 def export_part(
     part: Part,
     policy: Policy,
     only: Sequence[str],
     annotate: bool,
     lines: BinaryIO,
-) -> tuple[pa.Table, Tally, list[str]]:
-    """The part's rows in its published layout under ``policy``, counts, configurations.
+) -> PartExport:
+    """The part's rows in its published layout under ``policy``, and what else is known.
 
-    The configurations are those its rows also go to (:func:`config_values`, taken before any
-    row is dropped).
     The rows a fix left alone go back through the table form of the inverse half at once;
     the others one by one through the row form and the preset's follow rule. One line per
     input row goes to ``lines`` (the record beside the data, UTF-8).
@@ -116,12 +125,6 @@ def export_part(
         if why_slow[position]:
             why[row] = why_slow[position]
     failed, seen_checks = _verdicts(current.table, only)
-    unknown = [name for name in only if name not in seen_checks and name != "fix.flagged"]
-    if unknown:
-        raise ExportError(
-            f"{part.path}: no verdict has the check {unknown[0]!r}; checks seen: "
-            f"{', '.join(sorted(seen_checks)) or '(none: the file is not audited)'}"
-        )
     # the rows that are not plainly kept: their status, what this policy makes of them, lines
     statuses: dict[int, str] = {}
     counted: dict[int, str] = {}
@@ -160,7 +163,7 @@ def export_part(
         table = table.filter(pa.array(keep))
     if annotate:
         table = _annotated(part, table, keep, statuses, failed, changed, before)
-    return table, tally, values
+    return PartExport(table, tally, values, seen_checks)
 
 
 def _encode(part: Part, table: pa.Table, schema: pa.Schema | None) -> pa.Table | None:
