@@ -311,6 +311,7 @@ def test_each_policy_gives_its_rows_and_counts(
 
 
 HELLASWAG = FIXTURES / "hellaswag/validation.parquet"
+CAIS_TEST = FIXTURES / "mmlu/cais_test.parquet"
 
 
 def all_dropped(tmp_path: Path, split: str) -> tuple[Path, int]:
@@ -319,6 +320,31 @@ def all_dropped(tmp_path: Path, split: str) -> tuple[Path, int]:
     rows = len(read_samples(source))
     verdicts = dict.fromkeys(range(rows), False)
     return refined(source, tmp_path / f"{split}-refined.parquet", {}, verdicts), rows
+
+
+@pytest.mark.parametrize("changed_first", [True, False])
+def test_an_original_column_has_its_columns_features(changed_first: bool, tmp_path: Path) -> None:
+    """MMLU's ``original_answer`` is a ClassLabel like ``answer``, in both splits."""
+    test = convert("mmlu", CAIS_TEST, "test", tmp_path / "t.parquet")
+    validation = convert("mmlu", CAIS_TEST, "validation", tmp_path / "v.parquet")
+    first = read_samples(test)[0]
+    moved = {0: {"answer_index": (first.answer_index + 1) % 4}}
+    fixed = refined(test, tmp_path / "tr.parquet", moved)
+    unchanged = refined(validation, tmp_path / "vr.parquet", {})
+    export(
+        [fixed, unchanged] if changed_first else [unchanged, fixed], tmp_path / "out", annotate=True
+    )
+    published = datasets.load_dataset(str(tmp_path / "out"), "all")
+    for split in ("test", "validation"):
+        features = published[split].features
+        assert (
+            features["original_answer"]
+            == features["answer"]
+            == datasets.ClassLabel(names=["A", "B", "C", "D"])
+        )
+    assert published["test"]["original_answer"][:2] == [first.answer_index, None]
+    astronomy = datasets.load_dataset(str(tmp_path / "out"), "astronomy")["test"]
+    assert astronomy.features["original_answer"] == datasets.ClassLabel(names=["A", "B", "C", "D"])
 
 
 def test_a_split_left_with_no_row_is_not_written_and_said(
@@ -510,9 +536,6 @@ def test_an_error_mid_export_leaves_nothing_behind(tmp_path: Path) -> None:
     with pytest.raises(ExportError, match=r"unknown hellaswag layout 'cais'"):
         export(tmp_path / "h.parquet", tmp_path / "out", layout="cais")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["h.parquet"]
-
-
-CAIS_TEST = FIXTURES / "mmlu/cais_test.parquet"
 
 
 @pytest.mark.parametrize("subject", ["../../escaped", "", "two words", "a/b", ".hidden", "all"])

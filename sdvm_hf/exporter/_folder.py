@@ -15,6 +15,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from sdvm_hf.exporter._layout import hf_features, with_hf_features
 from sdvm_hf.exporter._types import ROW_RECORD, Exported, ExportError, Part
 
 
@@ -65,6 +66,9 @@ def same_columns_per_config(pieces: list[Piece]) -> list[Piece]:
         known = fields.setdefault(piece.config, {})
         for field in piece.table.schema:
             known.setdefault(field.name, field)
+    features: dict[str, dict[str, Any]] = {}
+    for piece in pieces:
+        features.setdefault(piece.config, {}).update(hf_features(piece.table.schema) or {})
     aligned = []
     for piece in pieces:
         table = piece.table
@@ -74,6 +78,9 @@ def same_columns_per_config(pieces: list[Piece]) -> list[Piece]:
         order = list(fields[piece.config])
         if table.column_names != order:
             table = table.select(order)
+        known = features[piece.config]
+        if known and hf_features(table.schema) != known:  # the features of every column
+            table = with_hf_features(table, {name: known[name] for name in order if name in known})
         aligned.append(piece if table is piece.table else replace(piece, table=table))
     return aligned
 

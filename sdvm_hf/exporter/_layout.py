@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -16,6 +17,7 @@ __all__ = [
     "check_labels",
     "class_labels",
     "config_values",
+    "hf_features",
     "label_problem",
     "layout_schema",
     "layout_table",
@@ -171,3 +173,22 @@ def _check_columns(part: Part, rows: list[dict[str, Any]], names: Sequence[str])
                 else f"its extra key {extra[0]!r} is not a column of the published layout"
             )
             raise ExportError(f"{part.path} row {index}: {what} ({part.layout} layout)")
+
+
+_HF = b"huggingface"
+
+
+def hf_features(schema: pa.Schema) -> dict[str, Any] | None:
+    """The ``datasets`` features a table's schema carries (its ``huggingface`` metadata)."""
+    raw = (schema.metadata or {}).get(_HF)
+    if raw is None:
+        return None
+    features = (json.loads(raw).get("info") or {}).get("features")
+    return dict(features) if features else None
+
+
+def with_hf_features(table: pa.Table, features: dict[str, Any]) -> pa.Table:
+    """``table`` carrying ``features`` as its ``datasets`` features (no data copied)."""
+    meta = dict(table.schema.metadata or {})
+    meta[_HF] = json.dumps({"info": {"features": features}}).encode()
+    return table.replace_schema_metadata(meta)

@@ -17,9 +17,11 @@ from sdvm_hf.exporter._layout import (
     check_labels,
     class_labels,
     config_values,
+    hf_features,
     label_problem,
     layout_schema,
     layout_table,
+    with_hf_features,
 )
 from sdvm_hf.exporter._lines import json_value, write_lines, write_lines_by_row
 from sdvm_hf.exporter._types import ExportError, Part, Policy, Tally
@@ -220,6 +222,10 @@ def _annotated(
             table = table.append_column(
                 f"original_{column}", pc.if_else(pa.array(where[keep]), values, unchanged)
             )
+        features = hf_features(table.schema)
+        if features is not None:  # an original is typed as its column: MMLU's ClassLabel too
+            originals_typed = {f"original_{c}": features[c] for c in columns if c in features}
+            table = with_hf_features(table, {**features, **originals_typed})
     return table
 
 
