@@ -34,12 +34,14 @@ import pyarrow.parquet as pq
 from sdvm_hf._atomic import block_signals_in_this_thread
 
 __all__ = [
+    "HF_METADATA",
     "RECORD_KEY",
     "Record",
     "arrow_schema",
     "arrow_schema_text",
     "file_entries_in_background",
     "file_entry",
+    "hf_features",
     "original_path",
     "read_record",
     "relative_to",
@@ -144,6 +146,19 @@ def arrow_schema_text(schema: pa.Schema) -> str:
 def arrow_schema(text: str) -> pa.Schema:
     """The schema :func:`arrow_schema_text` kept."""
     return pa.ipc.read_schema(pa.py_buffer(base64.b64decode(text)))
+
+
+HF_METADATA = b"huggingface"
+"""The schema metadata key under which ``datasets`` keeps a table's features."""
+
+
+def hf_features(schema: pa.Schema) -> dict[str, Any] | None:
+    """The ``datasets`` features (as a dict) a schema carries in its metadata, or ``None``."""
+    raw = (schema.metadata or {}).get(HF_METADATA)
+    if raw is None:
+        return None
+    features = json.loads(raw).get("info", {}).get("features")
+    return None if features is None else dict(features)
 
 
 def staged(

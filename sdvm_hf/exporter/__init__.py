@@ -34,6 +34,7 @@ from sdvm_hf.exporter import _rows
 from sdvm_hf.exporter._folder import (
     Piece,
     card,
+    check_one_file_per_split,
     configs,
     move_into_place,
     same_columns_per_config,
@@ -126,6 +127,7 @@ def export(
                 f"no verdict of any input has the check {unknown[0]!r}; checks seen: "
                 f"{', '.join(sorted(checks_seen)) or '(none: no input is audited)'}"
             )
+        check_one_file_per_split(pieces)
         cards: list[tuple[str, str, pa.Table, int]] = []
         for piece in same_columns_per_config(pieces):
             write_split(staging, piece.config, piece.split, piece.table)

@@ -15,8 +15,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from sdvm_hf.exporter._layout import hf_features, with_hf_features
+from sdvm_hf.exporter._layout import with_hf_features
 from sdvm_hf.exporter._types import ROW_RECORD, Exported, ExportError, Part
+from sdvm_hf.record import hf_features
 
 
 def configs(part: Part, table: pa.Table, values: list[str]) -> Iterator[tuple[str, pa.Table]]:
@@ -45,15 +46,8 @@ class Piece:
     """The sample file it comes from."""
 
 
-def same_columns_per_config(pieces: list[Piece]) -> list[Piece]:
-    """The pieces, each configuration's splits with the same columns in the same order.
-
-    ``--annotate`` adds ``original_<column>`` only for columns a split's fixes changed, so
-    one split may have ``original_ctx`` and another not; ``datasets.load_dataset`` reads a
-    configuration's splits in one set of features, so a column a split lacks is added to it
-    as nulls (no original to give: nothing was changed there).
-    """
-    fields: dict[str, dict[str, pa.Field]] = {}
+def check_one_file_per_split(pieces: list[Piece]) -> None:
+    """``ExportError`` when two input files give one configuration's split."""
     written: dict[tuple[str, str], Path] = {}
     for piece in pieces:
         if (piece.config, piece.split) in written:
@@ -63,11 +57,22 @@ def same_columns_per_config(pieces: list[Piece]) -> list[Piece]:
                 "per subject): export them separately"
             )
         written[piece.config, piece.split] = piece.source
+
+
+def same_columns_per_config(pieces: list[Piece]) -> list[Piece]:
+    """The pieces, each configuration's splits with the same columns in the same order.
+
+    ``--annotate`` adds ``original_<column>`` only for columns a split's fixes changed, so
+    one split may have ``original_ctx`` and another not; ``datasets.load_dataset`` reads a
+    configuration's splits in one set of features, so a column a split lacks is added to it
+    as nulls (no original to give: nothing was changed there).
+    """
+    fields: dict[str, dict[str, pa.Field]] = {}
+    features: dict[str, dict[str, Any]] = {}
+    for piece in pieces:
         known = fields.setdefault(piece.config, {})
         for field in piece.table.schema:
             known.setdefault(field.name, field)
-    features: dict[str, dict[str, Any]] = {}
-    for piece in pieces:
         features.setdefault(piece.config, {}).update(hf_features(piece.table.schema) or {})
     aligned = []
     for piece in pieces:

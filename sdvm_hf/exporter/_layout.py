@@ -11,13 +11,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from sdvm_hf.exporter._types import ExportError, Part
-from sdvm_hf.record import arrow_schema
+from sdvm_hf.record import HF_METADATA, arrow_schema
 
 __all__ = [
     "check_labels",
     "class_labels",
     "config_values",
-    "hf_features",
     "label_problem",
     "layout_schema",
     "layout_table",
@@ -175,20 +174,8 @@ def _check_columns(part: Part, rows: list[dict[str, Any]], names: Sequence[str])
             raise ExportError(f"{part.path} row {index}: {what} ({part.layout} layout)")
 
 
-_HF = b"huggingface"
-
-
-def hf_features(schema: pa.Schema) -> dict[str, Any] | None:
-    """The ``datasets`` features a table's schema carries (its ``huggingface`` metadata)."""
-    raw = (schema.metadata or {}).get(_HF)
-    if raw is None:
-        return None
-    features = (json.loads(raw).get("info") or {}).get("features")
-    return dict(features) if features else None
-
-
 def with_hf_features(table: pa.Table, features: dict[str, Any]) -> pa.Table:
     """``table`` carrying ``features`` as its ``datasets`` features (no data copied)."""
     meta = dict(table.schema.metadata or {})
-    meta[_HF] = json.dumps({"info": {"features": features}}).encode()
+    meta[HF_METADATA] = json.dumps({"info": {"features": features}}).encode()
     return table.replace_schema_metadata(meta)

@@ -17,7 +17,6 @@ from sdvm_hf.exporter._layout import (
     check_labels,
     class_labels,
     config_values,
-    hf_features,
     label_problem,
     layout_schema,
     layout_table,
@@ -26,6 +25,7 @@ from sdvm_hf.exporter._layout import (
 from sdvm_hf.exporter._lines import json_value, write_lines, write_lines_by_row
 from sdvm_hf.exporter._types import ExportError, Part, Policy, Tally
 from sdvm_hf.files import read_samples
+from sdvm_hf.record import hf_features
 from sdvm_hf.samples import MultipleChoiceSample
 from sdvm_hf.summary import flatten_block
 

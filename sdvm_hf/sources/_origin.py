@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -11,7 +10,7 @@ import pyarrow as pa
 
 from sdvm_hf.convert.mapping import MultipleChoiceMapping
 from sdvm_hf.convert.preset import Preset
-from sdvm_hf.record import Record, arrow_schema_text, file_entries_in_background
+from sdvm_hf.record import Record, arrow_schema_text, file_entries_in_background, hf_features
 from sdvm_hf.sources.source import Source
 
 __all__ = ["Origin"]
@@ -69,11 +68,7 @@ class Origin:
             if files is not None and self.entries is not None
             else {"hub": source.path, "revision": source.revision}
         )
-        features = None
-        if self.schema is not None and self.schema.metadata:
-            info = self.schema.metadata.get(b"huggingface")
-            if info is not None:
-                features = json.loads(info).get("info", {}).get("features")
+        features = None if self.schema is None else hf_features(self.schema)
         return {
             "format": 1,
             "sdvm_hf": version("sdvm-hf"),
