@@ -22,7 +22,8 @@ from sdvm_hf.arrow._codec import decode
 from sdvm_hf.arrow._validate import canonical, checked_table
 from sdvm_hf.files import format_of, iter_jsonl, iter_parquet, parquet_batches
 from sdvm_hf.samples import MultipleChoiceSample
-from sdvm_hf.summary import flatten_block, reads_bad
+from sdvm_hf.verdicts import failing
+from sdvm_hf.verdicts import is_flagged as fix_is_flagged
 
 __all__ = [
     "Only",
@@ -145,13 +146,8 @@ def _plain(pieces: list[tuple[Op, str]]) -> str:
 
 
 def _verdict_note(sample: MultipleChoiceSample) -> str:
-    notes = []
-    if is_flagged(sample):
-        notes.append("flagged")
-    failed = failing_checks(sample)
-    if failed:
-        notes.append("failing " + ", ".join(failed))
-    return f" ({'; '.join(notes)})" if notes else ""
+    found = failing(sample.audit, sample.fix, sample.reaudit)
+    return f" (failing {', '.join(found.names)})" if found.names else ""
 
 
 def diff_samples(
@@ -173,22 +169,23 @@ def diff_samples(
 
 
 def failing_checks(sample: MultipleChoiceSample) -> list[str]:
-    """The checks the sample's last verdict fails: ``reaudit`` when it has one, else ``audit``."""
-    block, verdict = ("reaudit", sample.reaudit) if sample.reaudit else ("audit", sample.audit)
-    if not verdict:
-        return []
-    checks, _ = flatten_block(verdict)
-    return [f"{block}.{c}" for c, value in checks.items() if reads_bad(block, c, value)]
+    """The checks the sample fails, by their one spelling (see :mod:`sdvm_hf.verdicts`).
+
+    Its final verdict's bad checks (the ``reaudit`` when it holds a check, else the
+    ``audit``), then ``fix.flagged`` when its fix is flagged: the rows ``export --policy drop``
+    drops, and the names its ``sdvm_failing`` lists.
+    """
+    return failing(sample.audit, sample.fix, sample.reaudit).names
 
 
 def is_failing(sample: MultipleChoiceSample) -> bool:
-    """Whether the sample's last verdict fails a check (see :func:`failing_checks`)."""
+    """Whether the sample fails a check (see :func:`failing_checks`)."""
     return bool(failing_checks(sample))
 
 
 def is_flagged(sample: MultipleChoiceSample) -> bool:
     """Whether the fix flagged the sample (``fix.flagged`` true)."""
-    return bool(sample.fix) and sample.fix is not None and sample.fix.get("flagged") is True
+    return fix_is_flagged(sample.fix)
 
 
 def iter_file(path: str | os.PathLike[str]) -> Iterator[MultipleChoiceSample]:

@@ -122,7 +122,7 @@ def test_the_diff_command_prints_word_diffs(
     assert main(["diff", str(tmp_path / "b.parquet"), str(tmp_path / "a.parquet")]) == 0
     out = capsys.readouterr().out
     assert "row 1\n  context: Question[-  -]{+ +}1 is [-here-]{+there+}?" in out
-    assert "row 4 (failing audit.ok)\n  choice B: {+dark +}green" not in out  # 4 % 3 != 0
+    assert "row 4 (failing ok)\n  choice B: {+dark +}green" not in out  # 4 % 3 != 0
     assert "row 4\n  choice B: {+dark +}green" in out
     assert 'row 7\n  answer: D "all of the above" -> A "red"' in out
     assert out.endswith("\n3 changed rows shown\n")
@@ -132,6 +132,6 @@ def test_the_diff_command_prints_word_diffs(
         )
         == 0
     )
-    assert capsys.readouterr().out.startswith("row 9 (flagged; failing audit.ok)")
+    assert capsys.readouterr().out.startswith("row 9 (failing ok, fix.flagged)")
     assert main(["diff", str(tmp_path / "b.parquet"), str(tmp_path / "nope.parquet")]) == 2
     assert "sdvm-hf diff: no such file:" in capsys.readouterr().err

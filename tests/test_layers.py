@@ -6,7 +6,14 @@ from pathlib import Path
 PACKAGE = Path(__file__).parent.parent / "sdvm_hf"
 
 LAYERS: list[tuple[str, ...]] = [
-    ("sdvm_hf.errors", "sdvm_hf._wire", "sdvm_hf._atomic", "sdvm_hf._progress", "sdvm_hf.record"),
+    (
+        "sdvm_hf.errors",
+        "sdvm_hf._wire",
+        "sdvm_hf._atomic",
+        "sdvm_hf._progress",
+        "sdvm_hf.record",
+        "sdvm_hf.verdicts",
+    ),
     ("sdvm_hf._frozen",),
     ("sdvm_hf.samples",),
     ("sdvm_hf.arrow",),

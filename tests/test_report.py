@@ -25,6 +25,7 @@ from sdvm_hf.errors import read_category
 from sdvm_hf.jobs import convert_to_files, read_rejects, rejects_path, report_file
 from sdvm_hf.report import build_report, report_html
 from sdvm_hf.summary import MISSING, REST, Summary, chi_square_sf, position_bias, reject_reasons
+from sdvm_hf.verdicts import check_name
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -350,7 +351,9 @@ def test_the_page_of_an_audited_file_shows_failures_fixes_and_flags_per_group(
     # the overall verdict tables and the fix line
     for block, checks in summary.verdicts.items():
         shown = {row[0]: (count(row[1]), count(row[2])) for row in page.body(f"verdicts-{block}")}
-        assert shown == {c: (v.get("true", 0), v.get("false", 0)) for c, v in checks.items()}
+        assert shown == {
+            check_name(block, c): (v.get("true", 0), v.get("false", 0)) for c, v in checks.items()
+        }
     assert "score" not in {row[0] for row in page.body("verdicts-audit")}
     total = summary.total
     if with_fix:

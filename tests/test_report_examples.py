@@ -28,6 +28,7 @@ from sdvm_hf.report import (
     report_json,
 )
 from sdvm_hf.summary import BAD_WHEN_TRUE
+from sdvm_hf.verdicts import check_name
 
 FIXTURES = Path(__file__).parent / "fixtures"
 BLOCKS = ("audit", "fix", "reaudit")
@@ -132,7 +133,9 @@ def test_every_check_in_the_page_and_json_matches_the_blocks(stages: Any, tmp_pa
                 elif name not in others:
                     others.append(name)
         shown = {row[0]: (count(row[1]), count(row[2])) for row in page.body(f"verdicts-{block}")}
-        assert shown == {c: (v.get("true", 0), v.get("false", 0)) for c, v in want.items()}
+        assert shown == {
+            check_name(block, c): (v.get("true", 0), v.get("false", 0)) for c, v in want.items()
+        }
         assert data["verdicts"][block] == {c: dict(sorted(v.items())) for c, v in want.items()}
         assert data["total"]["carrying"][block] == len(carrying)
         assert data["not_checks"].get(block, []) == others
@@ -148,7 +151,7 @@ def test_every_check_in_the_page_and_json_matches_the_blocks(stages: Any, tmp_pa
     assert "checks.grammatical" in data["verdicts"]["audit"]  # nested names, dotted
     assert "score" not in data["verdicts"]["audit"] and "score" in data["not_checks"]["audit"]
     # the fix block reads the right way: flagged true is the bad share
-    flagged = {row[0]: row for row in page.body("verdicts-fix")}["flagged"]
+    flagged = {row[0]: row for row in page.body("verdicts-fix")}["fix.flagged"]
     assert flagged[3] == "true"
     assert flagged[4] == f"{sum(i % 7 == 0 for i in range(len(refined))) / len(refined):.1%}"
 

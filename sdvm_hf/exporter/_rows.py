@@ -27,7 +27,7 @@ from sdvm_hf.exporter._types import ExportError, Part, Policy, Tally
 from sdvm_hf.files import read_samples
 from sdvm_hf.record import hf_features
 from sdvm_hf.samples import MultipleChoiceSample
-from sdvm_hf.summary import flatten_block
+from sdvm_hf.verdicts import failing_rows
 
 
 def _publish(
@@ -41,11 +41,6 @@ def _publish(
     follow = part.preset.follow if part.preset is not None else None
     why = follow(published, sample) if follow is not None else None
     return published, why or label_problem(labels, published)
-
-
-def _checks(block: Any) -> list[tuple[str, bool]]:
-    """Every boolean in a block by dotted name (the summaries' own reading of a block)."""
-    return list(flatten_block(block)[0].items()) if isinstance(block, dict) else []
 
 
 TABLE_FORM = True
@@ -126,7 +121,7 @@ def export_part(
             changed[row] = changed_slow[position]
         if why_slow[position]:
             why[row] = why_slow[position]
-    failed, seen_checks = _verdicts(current.table, only)
+    failed, seen_checks = failing_rows(current.table, only)
     # the rows that are not plainly kept: their status, what this policy makes of them, lines
     statuses: dict[int, str] = {}
     counted: dict[int, str] = {}
@@ -313,42 +308,3 @@ def _interleave(
         return fast
     order = np.argsort(np.concatenate([fast_rows, slow_rows]), kind="stable")
     return pa.concat_tables([fast, slow.cast(fast.schema)]).take(pa.array(order))
-
-
-def _verdicts(table: pa.Table, only: Sequence[str]) -> tuple[dict[int, list[str]], set[str]]:
-    """The failing checks of each row that fails one, and every check seen in a verdict.
-
-    A row's final verdict is its reaudit where there is one, else its audit; a check is any
-    boolean in it (nested dicts by dotted name), and ``fix.flagged`` fails when its fix is
-    flagged; ``only`` narrows them. Read from the block columns, each distinct block parsed
-    once.
-    """
-    count = len(table)
-    verdict = pc.coalesce(table.column("reaudit"), table.column("audit"))
-    fix = table.column("fix")
-    seen: set[str] = set()
-    if verdict.null_count == count and fix.null_count == count:
-        return {}, seen
-    parsed: dict[str, list[tuple[str, bool]]] = {}
-    flagged: dict[str, bool] = {}
-    failed: dict[int, list[str]] = {}
-    rows = zip(verdict.to_pylist(), fix.to_pylist(), strict=True)
-    for row, (text, fixed) in enumerate(rows):
-        checks: list[tuple[str, bool]] = []
-        if text is not None:
-            if text not in parsed:
-                parsed[text] = _checks(json.loads(text))
-                seen.update(name for name, _ in parsed[text])
-            checks = parsed[text]
-        names = [name for name, passed in checks if not passed]
-        if fixed is not None:
-            if fixed not in flagged:
-                block = json.loads(fixed)
-                flagged[fixed] = isinstance(block, dict) and block.get("flagged") is True
-            if flagged[fixed]:
-                names.append("fix.flagged")
-        if only:
-            names = [name for name in names if name in only]
-        if names:
-            failed[row] = names
-    return failed, seen

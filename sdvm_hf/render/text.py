@@ -13,6 +13,7 @@ from sdvm_hf._html import percent
 from sdvm_hf.errors import read_category
 from sdvm_hf.summary.groups import Group
 from sdvm_hf.summary.stats import PositionBias, bias_verdict
+from sdvm_hf.verdicts import check_name
 
 __all__ = ["SummaryFields", "summary_lines"]
 
@@ -65,7 +66,7 @@ def summary_lines(summary: SummaryFields) -> list[str]:
         for check, counts in checks.items():
             bad = summary.total.checks.get(block, {}).get(check, 0)
             share = f" ({percent(bad / carrying)} bad)" if carrying else ""
-            out.append(f"  {check}: {_pairs(counts)}{share}")
+            out.append(f"  {check_name(block, check)}: {_pairs(counts)}{share}")
         if summary.others.get(block):
             out.append(f"  not checks: {', '.join(summary.others[block])}")
     return out

@@ -1,6 +1,7 @@
 """The checks of the service's blocks: which outcome is bad, and their counts, batch by batch.
 
-A block (``audit``, ``fix``, ``reaudit``) is flattened to its boolean leaves by dotted name;
+A block (``audit``, ``fix``, ``reaudit``) is flattened to its boolean leaves by dotted name
+(:mod:`sdvm_hf.verdicts` holds the rules: which value is bad, how a check is spelled);
 :class:`CheckCounts` counts each check's verdicts, gives each check a slot (the ``bad:N``
 count column the groups sum) and keeps a few example rows per check and of fixed samples.
 """
@@ -10,7 +11,6 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Mapping
-from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -18,6 +18,7 @@ import pyarrow.compute as pc
 
 from sdvm_hf._wire import BLOCKS
 from sdvm_hf.summary.examples import Examples
+from sdvm_hf.verdicts import BAD_WHEN_TRUE, flatten_block, reads_bad
 
 __all__ = [
     "BAD_WHEN_TRUE",
@@ -27,42 +28,6 @@ __all__ = [
     "flatten_block",
     "reads_bad",
 ]
-
-BAD_WHEN_TRUE: frozenset[tuple[str, str]] = frozenset({("fix", "flagged")})
-"""The (block, check) pairs where ``true`` is the bad outcome; every other check fails on
-``false``. The wire format names ``fix.flagged`` (the fix could not settle the sample)."""
-
-
-def flatten_block(block: Mapping[str, Any]) -> tuple[dict[str, bool], list[str]]:
-    """A block's boolean leaves by dotted name, and the dotted names of its other leaves.
-
-    Nested dicts are walked (``{"checks": {"grammatical": false}}`` gives
-    ``checks.grammatical``); a list, number, text or null is a leaf that is not a check.
-
-    >>> flatten_block({"ok": True, "checks": {"a": False, "b": {"c": True}}, "score": 0.5})
-    ({'ok': True, 'checks.a': False, 'checks.b.c': True}, ['score'])
-    """
-    checks: dict[str, bool] = {}
-    others: list[str] = []
-
-    def walk(node: Mapping[str, Any], prefix: str) -> None:
-        for key, value in node.items():
-            name = f"{prefix}{key}"
-            if isinstance(value, bool):
-                checks[name] = value
-            elif isinstance(value, Mapping) and value:
-                walk(value, name + ".")
-            else:
-                others.append(name)
-
-    walk(block, "")
-    return checks, others
-
-
-def reads_bad(block: str, check: str, value: bool) -> bool:
-    """Whether ``value`` of ``check`` in ``block`` is the bad outcome (:data:`BAD_WHEN_TRUE`)."""
-    return value if (block, check) in BAD_WHEN_TRUE else not value
-
 
 SAMPLES, FIXED = "samples", "fixed"
 """The count columns every group table has; ``carry:BLOCK`` and ``bad:N`` (a check's slot)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from sdvm_hf._html import Html, bar, el, join, number, percent, table
 from sdvm_hf.render.html._parts import bad_when, example_id, has_fixes, section
 from sdvm_hf.summary import Summary
+from sdvm_hf.verdicts import check_name
 
 __all__ = ["audit"]
 
@@ -21,7 +22,8 @@ def audit(summary: Summary) -> Html:
             true, false = counts.get("true", 0), counts.get("false", 0)
             bad = true if bad_when(block, check) == "true" else false
             share = bad / (true + false) if true + false else 0.0
-            link = el("a", check, href=f"#{example_id(block, check)}") if bad else check
+            name = check_name(block, check)
+            link = el("a", name, href=f"#{example_id(block, check)}") if bad else name
             rows.append(
                 [
                     link,

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from sdvm_hf._html import Html, el, join, number, percent
 from sdvm_hf.render.html._parts import bad_when, example_id, letter, section
 from sdvm_hf.render.model import Report
-from sdvm_hf.summary import flatten_block
+from sdvm_hf.verdicts import check_name, flatten_block, reads_bad
 
 __all__ = ["examples"]
 
@@ -25,8 +25,8 @@ def examples(report: Report) -> Html:
             bad = summary.total.checks.get(block, {}).get(check, 0)
             carrying = summary.total.carrying.get(block, 0)
             heading = (
-                f"{block} · {check} {bad_when(block, check)}: {number(bad)} samples "
-                f"({percent(bad / carrying if carrying else 0)})"
+                f"{block} · {check_name(block, check)} {bad_when(block, check)}: "
+                f"{number(bad)} samples ({percent(bad / carrying if carrying else 0)})"
             )
             parts.append(_example_group(report, example_id(block, check), heading, rows))
     if summary.fixed_examples:
@@ -111,7 +111,7 @@ def _example(report: Report, row: int) -> Html:
         if value is None:
             continue
         checks, _ = flatten_block(value)
-        bad = [c for c, v in checks.items() if v == (bad_when(block, c) == "true")]
+        bad = [check_name(block, c) for c, v in checks.items() if reads_bad(block, c, v)]
         verdicts.append(
             el(
                 "div",

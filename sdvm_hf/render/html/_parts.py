@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from sdvm_hf._html import Html, el
-from sdvm_hf.summary import BAD_WHEN_TRUE, Summary
+from sdvm_hf.summary import Summary
+from sdvm_hf.verdicts import BAD_WHEN_TRUE
 
 __all__ = ["bad_when", "example_id", "has_fixes", "letter", "section"]
 
