@@ -16,6 +16,10 @@ flags. It is JSON under the key :data:`RECORD_KEY`::
      "rejects": {"path": "hellaswag.rejects.jsonl", "count": 0}}
 
 A JSON Lines sample file has no metadata, so no record: ``export`` then takes ``--dataset``.
+
+:class:`Record` is the one typed form of it: a loader's origin builds one, each stage adds a
+:class:`Stage` (:meth:`Record.with_stage`), and every reader asks it by name (the stage's
+input, the convert output, the rejects file, the published features, the card's provenance).
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import json
 import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -35,56 +40,275 @@ from sdvm_hf._atomic import block_signals_in_this_thread
 
 __all__ = [
     "HF_METADATA",
+    "RECORD_FORMAT",
     "RECORD_KEY",
     "Record",
+    "RecordError",
+    "Stage",
     "arrow_schema",
     "arrow_schema_text",
     "file_entries_in_background",
     "file_entry",
     "hf_features",
-    "original_path",
     "read_record",
     "relative_to",
     "staged",
-    "with_stage",
+    "with_record",
 ]
 
 RECORD_KEY = b"sdvm_hf.record"
 """The Parquet key-value metadata key of the record."""
 
-Record = dict[str, Any]
-"""A record, as JSON."""
+RECORD_FORMAT = 1
+"""The version of the record's JSON this package writes and reads; a newer one is refused."""
+
+
+class RecordError(ValueError):
+    """A record that cannot be read: not JSON, a field of the wrong type, or too new."""
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One step a sample file went through: ``convert``, then ``audit``, ``fix`` or ``refine``."""
+
+    stage: str
+    rows: int | None = None
+    """The rows the step wrote (``convert``) or read (a service stage)."""
+    input: str | None = None
+    """The file a service stage read (absolute, or relative to the file that holds the
+    record); ``None`` for ``convert`` and for a stage run on samples in memory."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The stage as the record's JSON keeps it."""
+        if self.stage == "convert":
+            return {"stage": "convert", "rows": self.rows}
+        source = None if self.input is None else {"path": self.input, "rows": self.rows}
+        return {"stage": self.stage, "input": source}
+
+    @classmethod
+    def from_json(cls, value: Any, where: str) -> Stage:
+        """A stage from the record's JSON; :class:`RecordError` naming ``where`` otherwise."""
+        if not isinstance(value, Mapping) or not isinstance(value.get("stage"), str):
+            raise RecordError(f"{where}: a stage is not an object with a 'stage' name: {value!r}")
+        source = value.get("input")
+        if isinstance(source, Mapping):
+            path, rows = source.get("path"), source.get("rows")
+            if not isinstance(path, str) or not (rows is None or isinstance(rows, int)):
+                raise RecordError(f"{where}: stage {value['stage']!r} has a bad input: {source!r}")
+            return cls(value["stage"], rows, path)
+        rows = value.get("rows")
+        return cls(value["stage"], rows if isinstance(rows, int) else None)
+
+
+_FIELDS = ("dataset", "layout", "config", "split")
+
+
+@dataclass(frozen=True)
+class Record:
+    """What a sample file says about itself: its source, its layout, its steps.
+
+    Written in one place (a loader's origin, then each stage), read by name. Kept as JSON
+    under :data:`RECORD_KEY` in the Parquet footer (:meth:`metadata`, :meth:`read`); the
+    JSON's ``"format"`` is :data:`RECORD_FORMAT`.
+    """
+
+    dataset: str | None = None
+    """The preset's name; ``None`` for a mapping of one's own (see :attr:`mapping`)."""
+    layout: str | None = None
+    """The published layout the rows were read in (MMLU has eight)."""
+    config: str | None = None
+    split: str | None = None
+    """The split as loaded, a slice included (``"test[:100]"``)."""
+    source: Mapping[str, Any] = field(default_factory=dict)
+    """``{"hub": id, "revision": rev}`` or ``{"files": [{"path", "bytes", "sha256"}, ...]}``."""
+    features: Mapping[str, Any] | None = None
+    """The source's Hugging Face features (as a dict), where it had them."""
+    schema: str | None = None
+    """The source's Arrow schema (:func:`arrow_schema_text`), for sources without features."""
+    mapping: Mapping[str, Any] | None = None
+    """The mapping's description (:meth:`~sdvm_hf.MultipleChoiceMapping.describe`)."""
+    stages: tuple[Stage, ...] = ()
+    rejects: Mapping[str, Any] | None = None
+    """``{"path": file or None, "count": n}``: the rows the conversion left out."""
+    version: str = ""
+    """The ``sdvm_hf`` that wrote the record first."""
+
+    # -- reading and writing ---------------------------------------------------------------
+
+    @classmethod
+    def from_json(cls, value: Any, where: str = "record") -> Record:
+        """The record a JSON object holds; :class:`RecordError` naming ``where`` otherwise."""
+        if not isinstance(value, Mapping):
+            raise RecordError(f"{where}: its {RECORD_KEY.decode()} metadata is not a JSON object")
+        version = value.get("format", RECORD_FORMAT)
+        if not isinstance(version, int) or version > RECORD_FORMAT:
+            raise RecordError(
+                f"{where}: its record is format {version!r}, newer than this sdvm_hf reads "
+                f"({RECORD_FORMAT}); upgrade sdvm_hf"
+            )
+        names = {key: value.get(key) for key in _FIELDS}
+        for key, name in names.items():
+            if name is not None and not isinstance(name, str):
+                raise RecordError(f"{where}: its record's {key} is not text: {name!r}")
+        stages = value.get("stages") or []
+        if not isinstance(stages, list):
+            raise RecordError(f"{where}: its record's stages are not a list: {stages!r}")
+        objects = {key: value.get(key) for key in ("source", "features", "mapping", "rejects")}
+        for key, item in objects.items():
+            if item is not None and not isinstance(item, Mapping):
+                raise RecordError(f"{where}: its record's {key} is not an object: {item!r}")
+        schema = value.get("schema")
+        return cls(
+            **names,
+            source=objects["source"] or {},
+            features=objects["features"],
+            schema=schema if isinstance(schema, str) else None,
+            mapping=objects["mapping"],
+            stages=tuple(Stage.from_json(stage, where) for stage in stages),
+            rejects=objects["rejects"],
+            version=str(value.get("sdvm_hf", "")),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """The record as JSON (the form :meth:`from_json` reads)."""
+        return {
+            "format": RECORD_FORMAT,
+            "sdvm_hf": self.version,
+            **{key: getattr(self, key) for key in _FIELDS},
+            "source": dict(self.source),
+            "features": None if self.features is None else dict(self.features),
+            "schema": self.schema,
+            "mapping": None if self.mapping is None else dict(self.mapping),
+            "stages": [stage.to_json() for stage in self.stages],
+            "rejects": None if self.rejects is None else dict(self.rejects),
+        }
+
+    @classmethod
+    def read(cls, path: str | os.PathLike[str]) -> Record | None:
+        """The record of the Parquet sample file at ``path``; ``None`` if it has none."""
+        if not str(path).endswith(".parquet"):
+            return None
+        text = (pq.read_metadata(path).metadata or {}).get(RECORD_KEY)
+        if text is None:
+            return None
+        try:
+            value = json.loads(text)
+        except ValueError as error:
+            raise RecordError(
+                f"{path}: its {RECORD_KEY.decode()} metadata is not JSON: {error}"
+            ) from None
+        return cls.from_json(value, str(path))
+
+    def metadata(self) -> dict[bytes, bytes]:
+        """The key-value metadata that holds the record."""
+        return {RECORD_KEY: json.dumps(self.to_json(), ensure_ascii=False).encode()}
+
+    # -- the steps -------------------------------------------------------------------------
+
+    def converted(self, rows: int, rejected: int, rejects: str | os.PathLike[str] | None) -> Record:
+        """The record of a convert output: ``rows`` samples, ``rejected`` rows left out."""
+        where = None if rejects is None else str(Path(rejects).resolve())
+        return replace(
+            self,
+            stages=(Stage("convert", rows),),
+            rejects={"path": where, "count": rejected},
+        )
+
+    def with_stage(
+        self, stage: str, input_path: str | os.PathLike[str] | None, rows: int
+    ) -> Record:
+        """The record with one more stage: ``stage`` read ``input_path`` (``rows`` samples).
+
+        ``input_path`` ``None`` (samples from memory) records the stage without an input, so
+        nothing can follow it back.
+        """
+        path = None if input_path is None else str(Path(input_path).resolve())
+        return replace(self, stages=(*self.stages, Stage(stage, rows, path)))
+
+    # -- what it says, by name -------------------------------------------------------------
+
+    def stage_input(self, path: str | os.PathLike[str]) -> Path | None:
+        """The file the last stage read (the stage's input), for the file at ``path``.
+
+        A relative name is relative to the folder of ``path``; ``None`` for a convert output
+        or a stage run on samples in memory.
+
+        >>> record = Record(stages=(Stage("convert", 10), Stage("refine", 10, "mmlu.parquet")))
+        >>> record.stage_input("out/mmlu.refine.parquet")
+        PosixPath('out/mmlu.parquet')
+        """
+        last = self.stages[-1] if self.stages else None
+        if last is None or last.input is None:
+            return None
+        return relative_to(path, last.input)
+
+    def convert_output(self, path: str | os.PathLike[str]) -> Path | None:
+        """The convert output the file at ``path`` was made from, through the stages' inputs.
+
+        ``path`` itself for a convert output; ``None`` when a stage's input is gone, has no
+        record, or the trail loops.
+        """
+        current, seen = Path(path), set()
+        record: Record | None = self
+        while record is not None:
+            if not record.stages or record.stages[-1].stage == "convert":
+                return current
+            source = record.stage_input(current)
+            if source is None or source in seen or not source.is_file():
+                return None
+            seen.add(source)
+            current, record = source, Record.read(source)
+        return None
+
+    def rejects_file(self, path: str | os.PathLike[str]) -> tuple[Path | None, int | None]:
+        """Where the conversion's rejects are (relative to ``path``'s folder) and their count."""
+        if self.rejects is None:
+            return None, None
+        name, count = self.rejects.get("path"), self.rejects.get("count")
+        return (
+            None if not isinstance(name, str) else relative_to(path, name),
+            count if isinstance(count, int) else None,
+        )
+
+    def published_features(self, layout: str) -> Mapping[str, Any] | None:
+        """The source's Hugging Face features, if the rows go back to the layout they came from."""
+        return self.features if layout == self.layout and self.features else None
+
+    def published_schema(self, layout: str) -> pa.Schema | None:
+        """The source's Arrow schema, when the rows go back to the layout they came from."""
+        return arrow_schema(self.schema) if layout == self.layout and self.schema else None
+
+    def steps(self) -> list[str]:
+        """The stages' names from ``convert`` on (``["convert", "refine"]``)."""
+        return ["convert", *(stage.stage for stage in self.stages[1:])]
+
+    def provenance(self) -> str:
+        """Where the rows came from, as a dataset card says it.
+
+        A Hub id and revision, or the source files by name and SHA-256 (never a local folder).
+        """
+        if "hub" in self.source:
+            hub, revision = self.source["hub"], self.source.get("revision")
+            return f"the Hub dataset `{hub}` at revision `{revision}`"
+        if "files" in self.source:
+            return ", ".join(
+                f"`{Path(str(entry.get('path'))).name}` (sha256 `{entry.get('sha256')}`)"
+                for entry in self.source["files"]
+                if isinstance(entry, Mapping)
+            )
+        return "no record (named by hand)"
 
 
 def read_record(path: str | os.PathLike[str]) -> Record | None:
     """The record of the Parquet sample file at ``path``; ``None`` if it has none."""
-    if not str(path).endswith(".parquet"):
-        return None
-    text = (pq.read_metadata(path).metadata or {}).get(RECORD_KEY)
-    if text is None:
-        return None
-    record = json.loads(text)
-    if not isinstance(record, dict):
-        raise ValueError(f"{path}: its {RECORD_KEY.decode()} metadata is not a JSON object")
-    return record
-
-
-def metadata(record: Record) -> dict[bytes, bytes]:
-    """The key-value metadata that holds ``record``."""
-    return {RECORD_KEY: json.dumps(record, ensure_ascii=False).encode()}
+    return Record.read(path)
 
 
 def with_record(schema: pa.Schema, record: Record | None) -> pa.Schema:
     """``schema`` carrying ``record`` (unchanged when there is none)."""
     if record is None:
         return schema
-    return schema.with_metadata({**(schema.metadata or {}), **metadata(record)})
-
-
-def with_stage(record: Record, stage: str, input_path: str | os.PathLike[str], rows: int) -> Record:
-    """``record`` with one more stage: ``stage`` read ``input_path`` (``rows`` samples)."""
-    entry = {"stage": stage, "input": {"path": str(Path(input_path).resolve()), "rows": rows}}
-    return {**record, "stages": [*record.get("stages", []), entry]}
+    return schema.with_metadata({**(schema.metadata or {}), **record.metadata()})
 
 
 def file_entry(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -171,34 +395,13 @@ def staged(
     """
     if not metadata or RECORD_KEY not in metadata:
         return metadata
-    record = json.loads(metadata[RECORD_KEY])
-    if input_path is not None and os.path.isfile(input_path):
-        record = with_stage(record, stage, input_path, rows)
-    else:
-        record = {**record, "stages": [*record.get("stages", []), {"stage": stage, "input": None}]}
-    return {**metadata, RECORD_KEY: json.dumps(record, ensure_ascii=False).encode()}
+    record = Record.from_json(json.loads(metadata[RECORD_KEY]), input_path or "the input")
+    if input_path is None or not os.path.isfile(input_path):
+        input_path = None
+    return {**metadata, **record.with_stage(stage, input_path, rows).metadata()}
 
 
 def relative_to(path: str | os.PathLike[str], name: str) -> Path:
     """``name`` as a record gives it: absolute, or relative to the folder of the file ``path``."""
     target = Path(name)
     return target if target.is_absolute() else Path(os.path.normpath(Path(path).parent / target))
-
-
-def original_path(record: Mapping[str, Any] | None, path: str | os.PathLike[str]) -> Path | None:
-    """The file a stage output came from: its record's last stage's ``input.path``.
-
-    A relative path is relative to the folder of ``path`` (the output); ``None`` when the
-    record names no input (a converted file, or no record).
-
-    >>> record = {"stages": [{"stage": "convert"}, {"stage": "refine",
-    ...           "input": {"path": "mmlu.parquet", "rows": 10}}]}
-    >>> original_path(record, "out/mmlu.refine.parquet")
-    PosixPath('out/mmlu.parquet')
-    """
-    stages = (record or {}).get("stages") or []
-    last = stages[-1] if stages and isinstance(stages[-1], Mapping) else {}
-    source = last.get("input")
-    if not isinstance(source, Mapping) or not isinstance(source.get("path"), str):
-        return None
-    return relative_to(path, source["path"])

@@ -12,17 +12,16 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from sdvm_hf._atomic import atomic_path
 from sdvm_hf.arrow._validate import canonical
 from sdvm_hf.arrow.rejects import Rejects
 from sdvm_hf.diff import rows_of
 from sdvm_hf.files import format_of, jsonl_records, parquet_batches, read_samples
-from sdvm_hf.record import original_path, read_record, relative_to
+from sdvm_hf.record import Record, read_record
 from sdvm_hf.render.html import report_html
 from sdvm_hf.render.json import report_json
 from sdvm_hf.render.model import Report
@@ -33,7 +32,6 @@ __all__ = [
     "Report",
     "ReportFormat",
     "build_report",
-    "original_path",
     "rejects_of",
     "report_format",
     "report_html",
@@ -45,18 +43,15 @@ ReportFormat = Literal["html", "json"]
 """A report's encoding."""
 
 
-def rejects_of(
-    record: Mapping[str, Any] | None, path: str | os.PathLike[str]
-) -> tuple[Path, int | None]:
+def rejects_of(record: Record | None, path: str | os.PathLike[str]) -> tuple[Path, int | None]:
     """Where a sample file's conversion rejects are, and how many the record says there were.
 
     The record's ``rejects`` (kept through every stage) when it has them, else the rejects
     file beside the file (``NAME.rejects.jsonl``, :func:`sdvm_hf.jobs.rejects_path`).
     """
-    rejects = (record or {}).get("rejects")
-    if isinstance(rejects, Mapping) and isinstance(rejects.get("path"), str):
-        count = rejects.get("count")
-        return relative_to(path, rejects["path"]), count if isinstance(count, int) else None
+    where, count = (None, None) if record is None else record.rejects_file(path)
+    if where is not None:
+        return where, count
     file = Path(path)
     stem = file.name.removesuffix(f".{format_of(file)}")  # the rule of jobs.rejects_path
     return file.with_name(f"{stem}.rejects.jsonl"), None
@@ -109,7 +104,8 @@ def build_report(
     }
     wanted.update(summary.fixed_examples)
     samples, _ = rows_of(path, wanted) if wanted else ({}, summary.samples)
-    if original is None and (named := original_path(record, path)) is not None:
+    named = None if record is None else record.stage_input(path)
+    if original is None and named is not None:
         original = named if named.is_file() else None
     originals: dict[int, MultipleChoiceSample] = {}
     if original is not None:

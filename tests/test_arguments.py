@@ -32,7 +32,7 @@ def test_a_configuration_of_local_files_is_recorded_as_given(tmp_path: Path) -> 
     samples = load("arc", "ARC-Easy", data_files=ARC_CHALLENGE)
     write_parquet(samples, tmp_path / "easy.parquet")
     record = read_record(tmp_path / "easy.parquet")
-    assert record is not None and record["config"] == "ARC-Easy"
+    assert record is not None and record.config == "ARC-Easy"
 
 
 @pytest.mark.parametrize(

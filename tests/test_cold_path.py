@@ -223,7 +223,7 @@ def test_a_written_load_records_the_hash_of_its_source(tmp_path: Path) -> None:
         sdvm_hf.write_parquet(load("hellaswag", data_files=source), out)
         record = read_record(out)
         assert record is not None
-        assert record["source"]["files"] == [
+        assert record.source["files"] == [
             {"path": str(source.resolve()), "bytes": source.stat().st_size, "sha256": want}
         ]
 

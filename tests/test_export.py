@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ from test_presets import ANSWERED
 from sdvm_hf import PRESETS, load, read_samples, write_jsonl, write_parquet
 from sdvm_hf.cli import main
 from sdvm_hf.exporter import ExportError, export
-from sdvm_hf.record import RECORD_KEY, read_record, with_stage
+from sdvm_hf.record import read_record
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -48,9 +49,9 @@ def test_an_unchanged_file_exports_as_its_source_exactly(
 ) -> None:
     sample_file = convert(name, FIXTURES / file, split, tmp_path / "samples.parquet")
     record = read_record(sample_file)
-    assert record is not None and record["dataset"] == name
+    assert record is not None and record.dataset == name
     result = export(sample_file, tmp_path / "out")
-    config = record["config"] or "default"
+    config = record.config or "default"
     got = exported_table(tmp_path / "out", config, split)
     source = pq.read_table(FIXTURES / file)
     assert got.column_names == source.column_names
@@ -70,7 +71,7 @@ def test_load_dataset_reads_the_folder_with_the_sources_features(
 ) -> None:
     sample_file = convert(name, FIXTURES / file, split, tmp_path / "samples.parquet")
     export(sample_file, tmp_path / "out")
-    config = read_record(sample_file)["config"] or "default"  # type: ignore[index]
+    config = read_record(sample_file).config or "default"  # type: ignore[union-attr]
     ours = datasets.load_dataset(str(tmp_path / "out"), config, split=split)
     source = datasets.load_dataset("parquet", data_files=str(FIXTURES / file), split="train")
     assert ours.features == source.features
@@ -128,7 +129,7 @@ def refined(
     record = read_record(source)
     assert record is not None
     table = pq.read_table(out)
-    metadata = {RECORD_KEY: json.dumps(with_stage(record, "refine", source, len(rows))).encode()}
+    metadata = record.with_stage("refine", source, len(rows)).metadata()
     pq.write_table(table.replace_schema_metadata(metadata), out)
     return out
 
@@ -627,14 +628,16 @@ def test_the_generic_mapping_exports_its_columns_as_they_were_named(tmp_path: Pa
     from sdvm_hf.record import read_record, with_record
 
     record = read_record(tmp_path / "s.parquet")
-    assert record is not None and record["mapping"]["dataset"] == "mine"
-    record["mapping"]["name"] = record["mapping"].pop("dataset")
+    assert record is not None and record.mapping is not None
+    described = dict(record.mapping)
+    described["name"] = described.pop("dataset")
+    old = replace(record, mapping=described)
     table = pq.read_table(tmp_path / "s.parquet")
     pq.write_table(
-        table.replace_schema_metadata(None).cast(with_record(table.schema, record)),
+        table.replace_schema_metadata(None).cast(with_record(table.schema, old)),
         tmp_path / "old.parquet",
     )
-    assert read_record(tmp_path / "old.parquet")["mapping"]["name"] == "mine"  # type: ignore[index]
+    assert read_record(tmp_path / "old.parquet").mapping["name"] == "mine"  # type: ignore[union-attr,index]
     export(tmp_path / "old.parquet", tmp_path / "out-old")
     assert exported_table(tmp_path / "out-old", "default", "train").to_pylist() == rows
 

@@ -13,7 +13,6 @@ dropped, annotated, read in many chunks, or edited by hand into a file that is r
 from __future__ import annotations
 
 import itertools
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -30,7 +29,7 @@ from sdvm_hf import read_samples, write_parquet
 from sdvm_hf.errors import SampleTableError
 from sdvm_hf.exporter import ExportError, _rows, export
 from sdvm_hf.exporter._size import taken_bytes
-from sdvm_hf.record import RECORD_KEY, read_record, with_stage
+from sdvm_hf.record import read_record
 
 # presets with a follow rule that can refuse a fix (winogrande), struct choices (arc), one
 # configuration per subject (mmlu), and HellaSwag
@@ -120,7 +119,7 @@ def stage_output(
     write_parquet(rows, out)
     record = read_record(source)
     assert record is not None
-    metadata = {RECORD_KEY: json.dumps(with_stage(record, "refine", source, len(rows))).encode()}
+    metadata = record.with_stage("refine", source, len(rows)).metadata()
     table = pq.read_table(out).replace_schema_metadata(metadata)
     if corruption is not None:
         table = corrupted(table, *corruption)

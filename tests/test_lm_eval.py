@@ -7,7 +7,6 @@ choices and targets as on the source, and after a fix, the fixed text.
 
 from __future__ import annotations
 
-import json
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from sdvm_hf import export, load, read_samples, write_parquet
-from sdvm_hf.record import RECORD_KEY, read_record, with_stage
+from sdvm_hf.record import read_record
 
 pytest.importorskip("lm_eval", reason="lm_eval is not installed: pip install lm_eval")
 pytestmark = pytest.mark.slow
@@ -89,12 +88,9 @@ def test_lm_eval_reads_a_fixed_hellaswag_context_through_ctx_a_and_ctx_b(
     write_parquet(fixed, tmp_path / "r.parquet")
     record = read_record(tmp_path / "s.parquet")
     assert record is not None
-    staged = with_stage(record, "fix", tmp_path / "s.parquet", len(fixed))
+    staged = record.with_stage("fix", tmp_path / "s.parquet", len(fixed))
     table = pq.read_table(tmp_path / "r.parquet")
-    pq.write_table(
-        table.replace_schema_metadata({RECORD_KEY: json.dumps(staged).encode()}),
-        tmp_path / "r.parquet",
-    )
+    pq.write_table(table.replace_schema_metadata(staged.metadata()), tmp_path / "r.parquet")
     export(tmp_path / "r.parquet", tmp_path / "out")
     before = documents("hellaswag", hub, "validation")
     after = documents("hellaswag", tmp_path / "out", "validation")

@@ -187,7 +187,7 @@ def test_hellaswag_ctx_joins_ctx_a_and_ctx_b_before_and_after_an_export_with_fix
     import random
 
     from sdvm_hf import export, load, read_samples, write_parquet
-    from sdvm_hf.record import RECORD_KEY, read_record, with_stage
+    from sdvm_hf.record import read_record
 
     def joined(row: dict[str, str]) -> bool:
         b = row["ctx_b"]
@@ -213,9 +213,9 @@ def test_hellaswag_ctx_joins_ctx_a_and_ctx_b_before_and_after_an_export_with_fix
     write_parquet(fixed, tmp_path / "r.parquet")
     original = read_record(tmp_path / "s.parquet")
     assert original is not None
-    record = with_stage(original, "fix", tmp_path / "s.parquet", len(samples))
+    record = original.with_stage("fix", tmp_path / "s.parquet", len(samples))
     table = pq.read_table(tmp_path / "r.parquet")
-    metadata = {RECORD_KEY: json.dumps(record).encode()}
+    metadata = record.metadata()
     pq.write_table(table.replace_schema_metadata(metadata), tmp_path / "r.parquet")
     result = export(tmp_path / "r.parquet", tmp_path / "out")
     rows = _exported(tmp_path / "out", "default", "validation").to_pylist()

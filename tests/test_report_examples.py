@@ -19,10 +19,9 @@ from sdvm_hf.cli import main
 from sdvm_hf.diff import word_diff
 from sdvm_hf.errors import read_category
 from sdvm_hf.jobs import convert_to_files, rejects_path
-from sdvm_hf.record import RECORD_KEY
+from sdvm_hf.record import RECORD_KEY, Record
 from sdvm_hf.report import (
     build_report,
-    original_path,
     rejects_of,
     report_html,
     report_json,
@@ -257,19 +256,23 @@ def test_original_is_named_or_refused(stages: Any, tmp_path: Path) -> None:
     assert none.samples == {} and "ex-fixed" not in report_html(none)
 
 
-def test_original_path_and_rejects_of_read_the_record() -> None:
-    record = {
-        "stages": [
-            {"stage": "convert"},
-            {"stage": "audit", "input": {"path": "a.parquet", "rows": 3}},
-        ]
-    }
-    assert original_path(record, "out/b.parquet") == Path("out/a.parquet")
-    absolute = {"stages": [{"stage": "fix", "input": {"path": "/data/a.parquet"}}]}
-    assert original_path(absolute, "out/b.parquet") == Path("/data/a.parquet")
-    assert original_path({"stages": [{"stage": "convert"}]}, "b.parquet") is None
-    assert original_path(None, "b.parquet") is None
-    assert rejects_of({"rejects": {"path": "x.rejects.jsonl", "count": 5}}, "out/b.parquet") == (
+def test_the_stage_input_and_rejects_of_read_the_record() -> None:
+    record = Record.from_json(
+        {
+            "stages": [
+                {"stage": "convert"},
+                {"stage": "audit", "input": {"path": "a.parquet", "rows": 3}},
+            ]
+        }
+    )
+    assert record.stage_input("out/b.parquet") == Path("out/a.parquet")
+    absolute = Record.from_json(
+        {"stages": [{"stage": "fix", "input": {"path": "/data/a.parquet"}}]}
+    )
+    assert absolute.stage_input("out/b.parquet") == Path("/data/a.parquet")
+    assert Record.from_json({"stages": [{"stage": "convert"}]}).stage_input("b.parquet") is None
+    rejects = Record.from_json({"rejects": {"path": "x.rejects.jsonl", "count": 5}})
+    assert rejects_of(rejects, "out/b.parquet") == (
         Path("out/x.rejects.jsonl"),
         5,
     )

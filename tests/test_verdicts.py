@@ -20,7 +20,7 @@ from sdvm_hf import export, load, read_samples, write_parquet
 from sdvm_hf.arrow.sequence import samples_to_table
 from sdvm_hf.cli import main
 from sdvm_hf.diff import diff_files, failing_checks
-from sdvm_hf.record import RECORD_KEY, read_record, with_stage
+from sdvm_hf.record import read_record
 from sdvm_hf.summary import summarize
 from sdvm_hf.verdicts import FLAGGED, check_name, failing, final_block
 
@@ -73,7 +73,7 @@ def refined(source: Path, out: Path, blocks: list[tuple[Any, Any, Any]]) -> Path
     write_parquet(rows, out)
     record = read_record(source)
     assert record is not None
-    metadata = {RECORD_KEY: json.dumps(with_stage(record, "refine", source, len(rows))).encode()}
+    metadata = record.with_stage("refine", source, len(rows)).metadata()
     pq.write_table(pq.read_table(out).replace_schema_metadata(metadata), out)
     return out
 

@@ -20,6 +20,7 @@ from sdvm_hf.errors import SampleTableError
 if TYPE_CHECKING:
     import datasets
 
+    from sdvm_hf.record import Record
     from sdvm_hf.samples import MultipleChoiceSample
 
 __all__ = [
@@ -41,7 +42,7 @@ class SampleBatches(Protocol):
     never asks which one it holds.
     """
 
-    provenance: Callable[[], dict[str, Any]] | None
+    provenance: Callable[[], Record] | None
     rejects: Rejects
 
     def batches(self) -> Iterator[tuple[pa.Table, Rejects]]:
@@ -71,7 +72,7 @@ class SampleSequence(Sequence["MultipleChoiceSample"]):
     applied, so the samples come in the dataset's own order).
     """
 
-    provenance: Callable[[], dict[str, Any]] | None = None
+    provenance: Callable[[], Record] | None = None
     """Where the samples came from, for a sample file's record: set by the loaders, and
     ``None`` for samples built any other way (see :mod:`sdvm_hf.record`)."""
 

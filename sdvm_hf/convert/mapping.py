@@ -157,6 +157,26 @@ class MultipleChoiceMapping:
             described[item.name] = value
         return described
 
+    @classmethod
+    def from_description(cls, described: Mapping[str, Any]) -> MultipleChoiceMapping:
+        """The mapping :meth:`describe` described (as a sample file's record keeps it).
+
+        >>> mapping = MultipleChoiceMapping(dataset="mine", context="q", choices=("a", "b"),
+        ...                                 answer="label", style="qa")
+        >>> MultipleChoiceMapping.from_description(mapping.describe()) == mapping
+        True
+        """
+        fields_ = dict(described)
+        if "name" in fields_:  # a record written before the label was named for what it is
+            fields_["dataset"] = fields_.pop("name")
+        fields_["types"] = {k: pa.type_for_alias(v) for k, v in fields_.get("types", {}).items()}
+        for key in ("keep", "drop", "extra_order"):
+            fields_[key] = tuple(fields_.get(key) or ())
+        for key in ("context", "choices"):
+            if isinstance(fields_.get(key), list):
+                fields_[key] = tuple(fields_[key])
+        return cls(**fields_)
+
     def for_split(self, split: str | None) -> MultipleChoiceMapping:
         """The same mapping, its messages naming ``split`` (``None``: as it is)."""
         if split is not None and not isinstance(split, str):

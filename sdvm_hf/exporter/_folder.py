@@ -142,15 +142,9 @@ def card(parts: list[Part], written: list[tuple[str, str, pa.Table, int]], resul
     sources = []
     stages: list[str] = []
     for part in parts:
-        record = part.record or {}
-        source = record.get("source") or {}
-        if "hub" in source:
-            where = f"the Hub dataset `{source['hub']}` at revision `{source.get('revision')}`"
-        elif "files" in source:
-            where = ", ".join(f"`{f['path']}` (sha256 `{f['sha256']}`)" for f in source["files"])
-        else:
-            where = "no record (named by hand)"
-        steps = ["convert", *(s["stage"] for s in record.get("stages", [])[1:])]
+        record = part.record
+        where = "no record (named by hand)" if record is None else record.provenance()
+        steps = ["convert"] if record is None else record.steps()
         stages.extend(s for s in steps if s not in stages)
         sources.append(
             f"- `{part.name}` from `{part.path.name}`: {where}; stages: {' -> '.join(steps)}"

@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
-
-import pyarrow as pa
 
 from sdvm_hf.convert.mapping import MultipleChoiceMapping
 from sdvm_hf.exporter._types import MANIFEST, ExportError, Part
 from sdvm_hf.presets.registry import PRESETS
-from sdvm_hf.record import Record, original_path, read_record
+from sdvm_hf.record import RecordError, read_record
 from sdvm_hf.sources._split import parse_split
 
 
@@ -42,7 +39,10 @@ def check_folder(folder: Path, inputs: list[Path], overwrite: bool) -> None:
 
 
 def read_part(path: Path, given: dict[str, str | None], count: int) -> Part:
-    record = read_record(path)
+    try:
+        record = read_record(path)
+    except RecordError as error:
+        raise ExportError(str(error)) from None
     if record is None:
         if given["dataset"] is None:
             raise ExportError(
@@ -56,7 +56,7 @@ def read_part(path: Path, given: dict[str, str | None], count: int) -> Part:
         record = None
     else:
         for key in ("dataset", "layout", "config", "split"):
-            value, recorded = given[key], record.get(key)
+            value, recorded = given[key], getattr(record, key)
             if key == "split" and recorded is not None:
                 recorded = parse_split(recorded).name
             if key == "layout" and value is not None:
@@ -65,11 +65,11 @@ def read_part(path: Path, given: dict[str, str | None], count: int) -> Part:
                 raise ExportError(
                     f"{path}: its record says {key} {recorded!r}, but {value!r} was given"
                 )
-    name = given["dataset"] or (record or {}).get("dataset")
+    name = given["dataset"] or (record.dataset if record else None)
     preset = None if name is None else PRESETS.get(name)
     if name is not None and preset is None:
         raise ExportError(f"{path}: unknown dataset {name!r}; presets known: {', '.join(PRESETS)}")
-    source_layout = (record or {}).get("layout")
+    source_layout = record.layout if record else None
     if preset is not None:
         source_layout = source_layout or next(iter(preset.layouts))
         target = given["layout"] or preset.export_layouts.get(source_layout, source_layout)
@@ -79,31 +79,19 @@ def read_part(path: Path, given: dict[str, str | None], count: int) -> Part:
                 f"{', '.join(preset.layouts)}"
             )
         mapping = preset.layouts[target]
-        config = given["config"] or (record or {}).get("config") or preset.config or "default"
-        split = given["split"] or (record or {}).get("split") or preset.split
+        config = given["config"] or (record and record.config) or preset.config or "default"
+        split = given["split"] or (record and record.split) or preset.split
     else:
-        described = (record or {}).get("mapping")
-        if described is None:
+        if record is None or record.mapping is None:
             raise ExportError(f"{path}: its record names no dataset and no mapping")
-        mapping = _mapping(described)
+        try:
+            mapping = MultipleChoiceMapping.from_description(record.mapping)
+        except (TypeError, ValueError, KeyError) as error:
+            raise ExportError(f"{path}: its record's mapping cannot be read: {error}") from None
         target = source_layout or mapping.dataset
-        config = given["config"] or (record or {}).get("config") or "default"
-        split = given["split"] or (record or {}).get("split") or "train"
+        config = given["config"] or record.config or "default"
+        split = given["split"] or record.split or "train"
     return Part(path, record, preset, mapping, target, config, parse_split(split).name)
-
-
-def _mapping(described: dict[str, Any]) -> MultipleChoiceMapping:
-    """A mapping from its record's description (the generic mapping's export)."""
-    fields = dict(described)
-    if "name" in fields:  # a record written before the label was named for what it is
-        fields["dataset"] = fields.pop("name")
-    fields["types"] = {k: pa.type_for_alias(v) for k, v in fields.get("types", {}).items()}
-    for key in ("keep", "drop", "extra_order"):
-        fields[key] = tuple(fields.get(key) or ())
-    for key in ("context", "choices"):
-        if isinstance(fields[key], list):
-            fields[key] = tuple(fields[key])
-    return MultipleChoiceMapping(**fields)
 
 
 def check_parts(parts: list[Part]) -> None:
@@ -122,18 +110,3 @@ def check_parts(parts: list[Part]) -> None:
                 f"{seen[part.name]} and {part.path} are both {part.name}: give one file per split"
             )
         seen[part.name] = part.path
-
-
-def original_file(path: Path, record: Record | None) -> Path | None:
-    """The convert output a stage output was made from, through the records' stages."""
-    current, seen = path, set()
-    while record is not None:
-        stages = record.get("stages") or []
-        if not stages or stages[-1].get("stage") == "convert":
-            return current
-        source = original_path(record, current)  # None: a stage run on samples in memory
-        if source is None or source in seen or not source.is_file():
-            return None
-        seen.add(source)
-        current, record = source, read_record(source)
-    return None

@@ -11,7 +11,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from sdvm_hf.exporter._types import ExportError, Part
-from sdvm_hf.record import HF_METADATA, arrow_schema
+from sdvm_hf.record import HF_METADATA
 
 __all__ = [
     "check_labels",
@@ -54,9 +54,9 @@ def _features(part: Part) -> Any:
     """The published features of the part's layout, where they are known."""
     import datasets
 
-    record = part.record or {}
-    if part.layout == record.get("layout") and record.get("features"):
-        return datasets.Features.from_dict(record["features"])
+    recorded = None if part.record is None else part.record.published_features(part.layout)
+    if recorded is not None:
+        return datasets.Features.from_dict(dict(recorded))
     if part.preset is not None and part.layout in part.preset.features:
         return datasets.Features.from_dict(dict(part.preset.features[part.layout]))
     return None
@@ -117,10 +117,7 @@ def layout_schema(part: Part) -> pa.Schema | None:
     features = _features(part)
     if features is not None:
         return features.arrow_schema
-    record = part.record or {}
-    if part.layout == record.get("layout") and record.get("schema"):
-        return arrow_schema(record["schema"])
-    return None
+    return None if part.record is None else part.record.published_schema(part.layout)
 
 
 def layout_table(part: Part, rows: list[dict[str, Any]], schema: pa.Schema | None) -> pa.Table:

@@ -12,7 +12,6 @@ import pyarrow.compute as pc
 
 from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.convert._encode import EncodeError, encode_table
-from sdvm_hf.exporter._inputs import original_file
 from sdvm_hf.exporter._layout import (
     check_labels,
     class_labels,
@@ -231,7 +230,7 @@ def _originals(
 
     The original rows are those before the stages, or ``None`` when they are not found.
     """
-    original_path = original_file(part.path, part.record)
+    original_path = None if part.record is None else part.record.convert_output(part.path)
     if original_path is not None and original_path.resolve() == part.path.resolve():
         return True, None
     if original_path is None:

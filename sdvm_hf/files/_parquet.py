@@ -83,13 +83,7 @@ def converted_record(
     """The record of a file of ``rows`` converted samples, where the loader knew their origin."""
     if samples.provenance is None:
         return None
-    record = samples.provenance()
-    record["stages"] = [{"stage": "convert", "rows": rows}]
-    record["rejects"] = {
-        "path": None if rejects is None else str(Path(rejects).resolve()),
-        "count": rejected,
-    }
-    return record
+    return samples.provenance().converted(rows, rejected, rejects)
 
 
 def read_parquet(

@@ -13,7 +13,7 @@ from sdvm_hf.arrow._codec import DECODE_ROWS, decode
 from sdvm_hf.arrow.schema import sample_schema
 from sdvm_hf.files._format import Format, format_of
 from sdvm_hf.files._jsonl import _open_text, _wire_line
-from sdvm_hf.record import Record, metadata, with_record
+from sdvm_hf.record import Record, with_record
 
 __all__ = ["ROW_GROUP_ROWS", "SampleWriter"]
 
@@ -87,7 +87,7 @@ class SampleWriter:
         try:
             self._flush()
             if self._parquet is not None and self.record is not None:
-                self._parquet.add_key_value_metadata(metadata(self.record))
+                self._parquet.add_key_value_metadata(self.record.metadata())
             self._finish()
             if self._parquet is None and self._text is None:  # nothing came: no sample
                 empty = sample_schema().empty_table()

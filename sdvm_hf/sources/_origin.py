@@ -69,16 +69,14 @@ class Origin:
             else {"hub": source.path, "revision": source.revision}
         )
         features = None if self.schema is None else hf_features(self.schema)
-        return {
-            "format": 1,
-            "sdvm_hf": version("sdvm-hf"),
-            "dataset": None if self.preset is None else self.preset.name,
-            "layout": self.layout,
-            "config": self.config,
-            "split": source.split,
-            "source": where,
-            "features": features,
-            "schema": None if self.schema is None else arrow_schema_text(self.schema),
-            "mapping": None if self.mapping is None else self.mapping.describe(),
-            "stages": [],
-        }
+        return Record(
+            dataset=None if self.preset is None else self.preset.name,
+            layout=self.layout,
+            config=self.config,
+            split=source.split,
+            source=where,
+            features=features,
+            schema=None if self.schema is None else arrow_schema_text(self.schema),
+            mapping=None if self.mapping is None else self.mapping.describe(),
+            version=version("sdvm-hf"),
+        )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -18,6 +18,7 @@ from sdvm_hf.sources._convert import MappingChoice, Selection, conversions
 if TYPE_CHECKING:
     import datasets
 
+    from sdvm_hf.record import Record
     from sdvm_hf.samples import MultipleChoiceSample
 
 __all__ = ["STREAM_ROWS", "StreamingSamples"]
@@ -37,7 +38,7 @@ class StreamingSamples:
     ``IterableDataset`` when torch is installed).
     """
 
-    provenance: Callable[[], dict[str, Any]] | None = None
+    provenance: Callable[[], Record] | None = None
     """Where the samples come from, for a sample file's record (set by the loaders)."""
 
     def __init__(
