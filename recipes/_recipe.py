@@ -14,16 +14,14 @@ from pathlib import Path
 
 from sdvm_hf import (
     PRESETS,
-    ConversionError,
-    LayoutError,
     SampleSequence,
-    SampleTableError,
     load,
     summarize,
     write_jsonl,
 )
+from sdvm_hf.errors import SdvmHfError
 from sdvm_hf.jobs import convert_to_files
-from sdvm_hf.service import ServiceError, run_stage
+from sdvm_hf.service import run_stage
 
 
 def options(name: str) -> argparse.ArgumentParser:
@@ -63,7 +61,8 @@ def options(name: str) -> argparse.ArgumentParser:
     return parser
 
 
-USER_ERRORS = (ConversionError, LayoutError, SampleTableError, ServiceError, OSError, ValueError)
+USER_ERRORS = (SdvmHfError, OSError)
+"""This package's own errors (the service's among them) and the system's: anything else is a bug."""
 
 
 def main(name: str, argv: Sequence[str] | None = None) -> int:

@@ -20,6 +20,7 @@ import pyarrow as pa
 
 from sdvm_hf.arrow._codec import decode
 from sdvm_hf.arrow._validate import canonical, checked_table
+from sdvm_hf.errors import InputError
 from sdvm_hf.files import format_of, iter_jsonl, iter_parquet, parquet_batches
 from sdvm_hf.samples import MultipleChoiceSample
 from sdvm_hf.verdicts import failing
@@ -239,9 +240,9 @@ def diff_files(
     have as many rows: a stage keeps every row.
     """
     if limit is not None and limit < 0:
-        raise ValueError(f"diff limit: expected 0 or more, got {limit}")
+        raise InputError(f"diff limit: expected 0 or more, got {limit}")
     if only not in ("changed", "failing", "flagged", "all"):
-        raise ValueError(f"diff only: expected changed, failing, flagged or all, got {only!r}")
+        raise InputError(f"diff only: expected changed, failing, flagged or all, got {only!r}")
     shown = 0
     pairs = itertools.zip_longest(iter_file(before), iter_file(after))
     for row, (old, new) in enumerate(pairs):
@@ -249,7 +250,7 @@ def diff_files(
             return
         if old is None or new is None:
             longer, shorter = (after, before) if old is None else (before, after)
-            raise ValueError(
+            raise InputError(
                 f"diff: expected {before} and {after} to have as many rows (a stage keeps "
                 f"every row), got more in {longer}: {shorter} ends at row {row}"
             )

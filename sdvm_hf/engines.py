@@ -43,6 +43,7 @@ import pyarrow.parquet as pq
 from sdvm_hf.arrow.rejects import REJECT_SCHEMA, json_line
 from sdvm_hf.arrow.sequence import arrow_table
 from sdvm_hf.convert.mapping import REJECT_COLUMN
+from sdvm_hf.errors import InputError
 
 if TYPE_CHECKING:
     import datasets
@@ -104,7 +105,7 @@ def reject_rows(
     for record in records:
         record.setdefault("kind", "unknown")  # tagged before kinds existed
         if key and "key" not in record:
-            raise ValueError(
+            raise InputError(
                 f"reject of row {record['row']} has no key: pass key=... to the tagged form"
             )
     columns: dict[str, Any] = {

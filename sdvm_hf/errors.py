@@ -16,11 +16,13 @@ from typing import Any, Literal
 __all__ = [
     "KINDS",
     "ConversionError",
+    "InputError",
     "LayoutError",
     "Problem",
     "ProblemKind",
     "Reject",
     "SampleTableError",
+    "SdvmHfError",
     "known_kind",
     "read_category",
 ]
@@ -146,7 +148,7 @@ class Problem:
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
-            raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {self.kind!r}")
+            raise InputError(f"kind must be one of {', '.join(KINDS)}, got {self.kind!r}")
 
     @property
     def column(self) -> str:
@@ -176,15 +178,30 @@ class Reject(Problem):
     """The input row as it arrived, column by column."""
 
 
-class SampleTableError(ValueError):
+class SdvmHfError(Exception):
+    """The base of every error this package raises on purpose.
+
+    The ``sdvm-hf`` command prints these (and ``OSError``) as one line and exits 2; anything
+    else is a bug, and shows its traceback.
+    """
+
+
+class InputError(SdvmHfError, ValueError):
+    """Input this package cannot take: a file, an argument, an option, a row, a record.
+
+    A ``ValueError`` too, so ``except ValueError`` keeps catching it.
+    """
+
+
+class SampleTableError(InputError):
     """A table or sample file that is not a valid sample table."""
 
 
-class LayoutError(ValueError):
+class LayoutError(InputError):
     """A source whose columns do not fit the mapping (a missing column, an unknown layout)."""
 
 
-class ConversionError(ValueError):
+class ConversionError(InputError):
     """A source row that cannot become a sample (raised with ``on_error="raise"``)."""
 
     def __init__(self, where: str, problem: Problem) -> None:

@@ -23,7 +23,7 @@ from sdvm_hf.arrow._rules import find_problems
 from sdvm_hf.arrow._validate import canonical
 from sdvm_hf.arrow.rejects import Rejects, json_line
 from sdvm_hf.arrow.sequence import SampleBatches
-from sdvm_hf.errors import Problem
+from sdvm_hf.errors import InputError, Problem
 from sdvm_hf.files import (
     Format,
     SampleWriter,
@@ -89,14 +89,14 @@ def check_output(
     """
     named = format_of(output)
     if format is not None and format != named:
-        raise ValueError(f"{output}: the name says {named}, but the format asked for is {format}")
+        raise InputError(f"{output}: the name says {named}, but the format asked for is {format}")
     if Path(output).is_dir():
-        raise ValueError(f"{output} is a folder; name a file to write")
+        raise InputError(f"{output} is a folder; name a file to write")
     written = {Path(output).resolve(): output, rejects_path(output).resolve(): rejects_path(output)}
     for source in inputs:
         clash = written.get(Path(source).resolve())
         if clash is not None:
-            raise ValueError(f"{clash} is also an input; write the output to another file")
+            raise InputError(f"{clash} is also an input; write the output to another file")
     return named
 
 

@@ -37,6 +37,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sdvm_hf._atomic import block_signals_in_this_thread
+from sdvm_hf.errors import InputError
 
 __all__ = [
     "HF_METADATA",
@@ -63,7 +64,7 @@ RECORD_FORMAT = 1
 """The version of the record's JSON this package writes and reads; a newer one is refused."""
 
 
-class RecordError(ValueError):
+class RecordError(InputError):
     """A record that cannot be read: not JSON, a field of the wrong type, or too new."""
 
 
@@ -188,7 +189,10 @@ class Record:
         """The record of the Parquet sample file at ``path``; ``None`` if it has none."""
         if not str(path).endswith(".parquet"):
             return None
-        text = (pq.read_metadata(path).metadata or {}).get(RECORD_KEY)
+        try:
+            text = (pq.read_metadata(path).metadata or {}).get(RECORD_KEY)
+        except pa.ArrowInvalid as error:
+            raise RecordError(f"{path} cannot be read as Parquet: {error}") from None
         if text is None:
             return None
         try:

@@ -20,6 +20,7 @@ from sdvm_hf._atomic import atomic_path
 from sdvm_hf.arrow._validate import canonical
 from sdvm_hf.arrow.rejects import Rejects
 from sdvm_hf.diff import rows_of
+from sdvm_hf.errors import InputError
 from sdvm_hf.files import format_of, jsonl_records, parquet_batches, read_samples
 from sdvm_hf.record import Record, read_record
 from sdvm_hf.render.html import report_html
@@ -77,7 +78,7 @@ def build_report(
     :func:`~sdvm_hf.summary.summarize`.
     """
     if examples < 0:
-        raise ValueError(f"examples: expected 0 or more, got {examples}")
+        raise InputError(f"examples: expected 0 or more, got {examples}")
     record = read_record(path)
     tally = Tally(group_by, top=top, examples=examples)
     if format_of(path) == "parquet":
@@ -111,7 +112,7 @@ def build_report(
     if original is not None:
         originals, rows = rows_of(original, wanted)
         if rows != summary.samples:
-            raise ValueError(
+            raise InputError(
                 f"original {original}: expected {summary.samples:,} rows, as {path} has (a "
                 f"stage keeps every row), got {rows:,}"
             )
@@ -132,7 +133,7 @@ def report_format(path: str | os.PathLike[str]) -> ReportFormat:
         return "html"
     if suffix == ".json":
         return "json"
-    raise ValueError(f"{path}: cannot tell the report format; name it .html or .json")
+    raise InputError(f"{path}: cannot tell the report format; name it .html or .json")
 
 
 def write_report(

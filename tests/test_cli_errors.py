@@ -255,3 +255,46 @@ def test_an_interrupt_before_a_writer_is_bound_leaves_no_temporary_file(
     assert status == 130
     assert err.endswith("interrupted; no partial file was left\n")
     assert list(out.parent.iterdir()) == []
+
+
+def test_only_our_errors_are_one_line_messages_a_bug_shows_its_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import pyarrow as pa
+
+    import sdvm_hf.jobs
+    from sdvm_hf.errors import InputError
+
+    source = FIXTURES / "hellaswag" / "validation.parquet"
+    argv = ["inspect", str(source)]
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise pa.ArrowInvalid("an internal bug")
+
+    monkeypatch.setattr(sdvm_hf.jobs, "inspect_file", broken)
+    with pytest.raises(pa.ArrowInvalid, match="an internal bug"):  # not 'exit 2, one line'
+        main(argv)
+
+    def refused(*args: Any, **kwargs: Any) -> Any:
+        raise InputError("this input cannot be taken")
+
+    monkeypatch.setattr(sdvm_hf.jobs, "inspect_file", refused)
+    status, _, err = run(argv, capsys)
+    assert (status, err) == (2, "sdvm-hf inspect: this input cannot be taken\n")
+
+
+def test_every_error_class_of_ours_sits_under_one_base() -> None:
+    import sdvm_hf.errors
+    from sdvm_hf.convert._encode import EncodeError
+    from sdvm_hf.errors import SdvmHfError
+    from sdvm_hf.exporter import ExportError
+    from sdvm_hf.record import RecordError
+    from sdvm_hf.service import ServiceError
+
+    ours = [
+        value
+        for value in vars(sdvm_hf.errors).values()
+        if isinstance(value, type) and issubclass(value, Exception)
+    ]
+    ours += [EncodeError, ExportError, RecordError, ServiceError]
+    assert len(ours) >= 9 and all(issubclass(kind, SdvmHfError) for kind in ours)

@@ -27,7 +27,7 @@ from sdvm_hf.arrow._found import Found, all_problems
 from sdvm_hf.arrow.schema import (
     EXTRA_MISSING,
 )
-from sdvm_hf.errors import PathPart, Problem, ProblemKind
+from sdvm_hf.errors import InputError, PathPart, Problem, ProblemKind
 
 # Exactly the characters for which Python's str.isspace() is true, so that "blank" means the
 # same here as in the sample validator.
@@ -183,7 +183,7 @@ def _missing_keys(table: pa.Table, extra: pa.StructArray) -> Iterator[Found]:
 
 
 def _reject_constant(token: str) -> Any:
-    raise ValueError(f"{token} is not JSON")
+    raise InputError(f"{token} is not JSON")
 
 
 def _json_cell_problem(text: str | None, column: str) -> tuple[str, str, ProblemKind] | None:

@@ -23,7 +23,7 @@ import numpy as np
 import pyarrow as pa
 
 from sdvm_hf.arrow._found import Problems
-from sdvm_hf.errors import Problem, Reject, format_path, known_kind
+from sdvm_hf.errors import InputError, Problem, Reject, format_path, known_kind
 
 __all__ = ["REJECT_SCHEMA", "Originals", "Rejects", "json_line"]
 
@@ -89,7 +89,7 @@ class Rejects(Sequence[Reject]):
         columns = problems if isinstance(problems, Problems) else Problems.of(problems)
         count = _count(originals)
         if count is not None and count != len(columns):
-            raise ValueError(f"{len(columns)} problems but {count} original rows")
+            raise InputError(f"{len(columns)} problems but {count} original rows")
         self._parts: list[tuple[Problems, Originals]] = []
         if len(columns):
             self._parts.append((columns, originals))

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 
 from sdvm_hf._wire import BLOCKS
+from sdvm_hf.errors import InputError
 
 if TYPE_CHECKING:
     import datasets
@@ -113,7 +114,7 @@ def sample_features(
 
         schema = pq.read_schema(extra)
         if "extra" not in schema.names:
-            raise ValueError(f"{extra} is not a sample file: it has no column 'extra'")
+            raise InputError(f"{extra} is not a sample file: it has no column 'extra'")
         extra, missing = normal_type(schema.field("extra").type), EXTRA_MISSING in schema.names
 
     return datasets.Features.from_arrow_schema(sample_schema(extra, missing=missing))

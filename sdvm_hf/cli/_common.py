@@ -9,6 +9,8 @@ import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sdvm_hf.errors import InputError
+
 if TYPE_CHECKING:
     from sdvm_hf.summary import Summary
 
@@ -55,13 +57,13 @@ def readable_input(path: str | os.PathLike[str], what: str = "a sample file") ->
         raise OSError(error.errno, f"cannot read {path}: {error.strerror}") from None
     for test, kind in _KINDS.items():
         if test(mode):
-            raise ValueError(f"{path} is {kind}, not a regular file; give {what}")
+            raise InputError(f"{path} is {kind}, not a regular file; give {what}")
 
 
 def not_an_input(output: Path, inputs: dict[str, Path]) -> None:
     """Refuse an output that is one of the ``inputs`` (named by what they are), by name."""
     for what, path in inputs.items():
         if output.resolve() == path.resolve():
-            raise ValueError(
+            raise InputError(
                 f"{output} is the {what}; writing there would replace it: name another output"
             )

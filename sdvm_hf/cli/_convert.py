@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from sdvm_hf._wire import STYLES
 from sdvm_hf.cli._common import add_command, print_summary, readable_input
 from sdvm_hf.cli._names import ANSWER_FORMATS, FORMATS, preset_names
+from sdvm_hf.errors import InputError
 
 if TYPE_CHECKING:
     from sdvm_hf.convert.mapping import MultipleChoiceMapping
@@ -116,7 +117,7 @@ def _mapping(args: argparse.Namespace) -> MultipleChoiceMapping:
 
     missing = [flag for flag in ("context", "choices", "answer") if not getattr(args, flag)]
     if missing:
-        raise ValueError(f"give --{', --'.join(missing)}")
+        raise InputError(f"give --{', --'.join(missing)}")
     choices = args.choices[0] if len(args.choices) == 1 else tuple(args.choices)
     context = args.context[0] if len(args.context) == 1 else tuple(args.context)
     rename = dict(_pair(item) for item in args.rename)
@@ -140,7 +141,7 @@ def _mapping(args: argparse.Namespace) -> MultipleChoiceMapping:
 def _pair(item: str) -> tuple[str, str]:
     column, sep, key = item.partition("=")
     if not sep or not column or not key:
-        raise ValueError(f"--rename takes COLUMN=KEY, got {item!r}")
+        raise InputError(f"--rename takes COLUMN=KEY, got {item!r}")
     return column, key
 
 
@@ -157,7 +158,7 @@ def _load(args: argparse.Namespace, files: list[str]) -> StreamingSamples:
     }
     if args.dataset != "generic":
         if args.hub:
-            raise ValueError(f"--hub is for generic; {args.dataset} knows its Hub dataset")
+            raise InputError(f"--hub is for generic; {args.dataset} knows its Hub dataset")
         return stream(
             PRESETS[args.dataset],
             args.config,
@@ -168,9 +169,9 @@ def _load(args: argparse.Namespace, files: list[str]) -> StreamingSamples:
             **options,
         )
     if args.bundled:
-        raise ValueError(f"--bundled is for {', '.join(PRESETS)}")
+        raise InputError(f"--bundled is for {', '.join(PRESETS)}")
     if not args.hub and not args.data_files:
-        raise ValueError("give --hub DATASET or --data-files PATH")
+        raise InputError("give --hub DATASET or --data-files PATH")
     return stream(
         _mapping(args),
         args.config,

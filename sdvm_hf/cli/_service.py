@@ -11,6 +11,7 @@ from typing import Any
 
 from sdvm_hf.cli._common import add_command, print_summary
 from sdvm_hf.cli._names import MAX_BATCH, STAGES, preset_names
+from sdvm_hf.errors import InputError
 
 HELP = {
     "audit": "rate every sample with sdvm-audit-1",
@@ -77,7 +78,7 @@ def _run(args: argparse.Namespace) -> int:
     if conventions is None and args.dataset:
         conventions = PRESETS[args.dataset].conventions
     if check_output(args.output, [args.file]) != "parquet":
-        raise ValueError(f"{args.output}: the output is Parquet; name it .parquet")
+        raise InputError(f"{args.output}: the output is Parquet; name it .parquet")
     try:
         result = run_stage(
             read_samples(args.file),

@@ -15,32 +15,15 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from sdvm_hf._atomic import discard_unfinished, signals_held
 from sdvm_hf.cli import _convert, _diff, _export, _files, _report, _service
 from sdvm_hf.cli._names import STAGES
-from sdvm_hf.errors import ConversionError, LayoutError, SampleTableError
+from sdvm_hf.errors import SdvmHfError
 
 if TYPE_CHECKING:
     from sdvm_hf.service.roundtrip import Retry
 
-USER_ERRORS: tuple[type[Exception], ...] = (
-    ConversionError,
-    LayoutError,
-    SampleTableError,
-    OSError,
-    ValueError,
-)
-"""What the command reports in one line (exit 2) rather than as a traceback; with
-:func:`user_errors`, the service's ``ServiceError`` too."""
-
-_SERVICE = "sdvm_hf.service._base"
-"""Where ``ServiceError`` is defined: a command that never imported it cannot have raised it."""
-
-
-def user_errors() -> tuple[type[Exception], ...]:
-    """:data:`USER_ERRORS`, and ``ServiceError`` once the service is imported.
-
-    Never before: the service imports pyarrow, and the parser must not.
-    """
-    service = sys.modules.get(_SERVICE)
-    return USER_ERRORS if service is None else (*USER_ERRORS, service.ServiceError)
+USER_ERRORS: tuple[type[Exception], ...] = (SdvmHfError, OSError)
+"""What the command reports in one line (exit 2) rather than as a traceback: this package's
+own errors (:class:`~sdvm_hf.errors.SdvmHfError`, the service's ``ServiceError`` among them)
+and the system's. Anything else is a bug and shows its traceback."""
 
 
 class _Version(argparse.Action):
@@ -90,7 +73,7 @@ def main(argv: Sequence[str] | None = None, *, retry: Retry | None = None) -> in
         with _terminate_like_interrupt():
             return int(args.run(args))
     except Exception as error:
-        if not isinstance(error, user_errors()):
+        if not isinstance(error, USER_ERRORS):
             raise
         print(f"sdvm-hf {args.command}: {error}", file=sys.stderr)
         return 2

@@ -29,7 +29,7 @@ import pyarrow.compute as pc
 from sdvm_hf._wire import shorten
 from sdvm_hf.arrow._rules import is_list
 from sdvm_hf.convert._cells import is_text
-from sdvm_hf.errors import LayoutError
+from sdvm_hf.errors import InputError, LayoutError
 
 AnswerFormat = Literal["index", "one_based", "letter", "text", "label", "one_hot"]
 
@@ -62,7 +62,7 @@ def answer_index(
         return _one_based_to_index(raw, where)
     if answer_format == "label":
         if labels is None:
-            raise ValueError("answer_format='label' needs the labels column")
+            raise InputError("answer_format='label' needs the labels column")
         return _label_to_index(raw, labels, choices, where)
     if answer_format == "one_hot":
         return _one_hot_to_index(raw, choices, where)

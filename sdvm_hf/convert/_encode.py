@@ -18,6 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from sdvm_hf.convert._description import Description
+from sdvm_hf.errors import InputError
 
 if TYPE_CHECKING:
     from sdvm_hf.samples import MultipleChoiceSample
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
-class EncodeError(ValueError):
+class EncodeError(InputError):
     """A sample that the mapping cannot give back as a source row."""
 
 

@@ -26,7 +26,7 @@ from sdvm_hf.arrow.rejects import Rejects, json_line
 from sdvm_hf.arrow.sequence import SampleSequence, arrow_table
 from sdvm_hf.convert._description import Description
 from sdvm_hf.convert._table import sample_rows
-from sdvm_hf.errors import ConversionError, LayoutError
+from sdvm_hf.errors import ConversionError, InputError, LayoutError
 
 if TYPE_CHECKING:
     import datasets
@@ -37,7 +37,7 @@ OnError = Literal["raise", "skip"]
 def check_on_error(on_error: object) -> None:
     """``ValueError`` unless ``on_error`` is one of :data:`OnError`'s values."""
     if on_error not in ("raise", "skip"):
-        raise ValueError(f"on_error must be 'raise' or 'skip', got {on_error!r}")
+        raise InputError(f"on_error must be 'raise' or 'skip', got {on_error!r}")
 
 
 Rows = Sequence[int] | np.ndarray | str | None
@@ -72,7 +72,7 @@ def split_rejects(data: pa.Table | datasets.Dataset) -> Conversion:
     """
     table = arrow_table(data)
     if REJECT_COLUMN not in table.column_names:
-        raise ValueError(f"no {REJECT_COLUMN!r} column: this is not the batch form's skip output")
+        raise InputError(f"no {REJECT_COLUMN!r} column: this is not the batch form's skip output")
     column = table.column(REJECT_COLUMN)
     samples = table.filter(pc.is_null(column)).drop_columns([REJECT_COLUMN])
     records = [json.loads(text) for text in column.drop_null().to_pylist()]
@@ -208,7 +208,7 @@ def _numbers(mapping: Description, source: pa.Table, first_row: int, rows: Rows)
         return np.asarray(column.to_numpy(), dtype=np.int64)
     numbers = np.asarray(rows, dtype=np.int64)
     if len(numbers) != n:
-        raise ValueError(f"rows names {len(numbers)} row numbers for {n} rows")
+        raise InputError(f"rows names {len(numbers)} row numbers for {n} rows")
     return numbers
 
 

@@ -45,6 +45,7 @@ from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.convert import _run, _table
 from sdvm_hf.convert._answers import ANSWER_FORMATS, AnswerFormat
 from sdvm_hf.convert._run import REJECT_COLUMN, Conversion, Key, OnError, Rows, split_rejects
+from sdvm_hf.errors import InputError
 
 if TYPE_CHECKING:
     import datasets
@@ -115,18 +116,18 @@ class MultipleChoiceMapping:
 
     def __post_init__(self) -> None:
         if self.answer_format not in ANSWER_FORMATS:
-            raise ValueError(
+            raise InputError(
                 f"{self.dataset}: answer_format must be one of {', '.join(ANSWER_FORMATS)}, "
                 f"got {self.answer_format!r}"
             )
         if (self.answer_format == "label") != (self.labels is not None):
-            raise ValueError(
+            raise InputError(
                 f"{self.dataset}: labels=... names the label column of answer_format='label', "
                 f"and only of it (got answer_format={self.answer_format!r}, "
                 f"labels={self.labels!r})"
             )
         if self.blank is not None and len(self.context_columns) != 1:
-            raise ValueError(f"{self.dataset}: blank={self.blank!r} needs one context column")
+            raise InputError(f"{self.dataset}: blank={self.blank!r} needs one context column")
 
     # -- the description --------------------------------------------------------------------
 
@@ -338,7 +339,7 @@ class MultipleChoiceMapping:
         """
         arrow = getattr(batch, "pa_table", None)  # datasets' LazyBatch keeps its Arrow table
         if isinstance(arrow, pa.Table) and indices is None:
-            raise ValueError(
+            raise InputError(
                 "pass with_indices=True to Dataset.map, so that errors and rejects name the "
                 "dataset's own rows"
             )

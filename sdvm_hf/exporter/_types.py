@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 from sdvm_hf.convert.mapping import MultipleChoiceMapping
 from sdvm_hf.convert.preset import Preset
+from sdvm_hf.errors import InputError
 from sdvm_hf.record import Record
 
 __all__ = [
@@ -30,7 +31,7 @@ ROW_RECORD = "export-record.jsonl"
 """One line per input row, beside the data (the card's ``configs`` do not load it)."""
 
 
-class ExportError(ValueError):
+class ExportError(InputError):
     """Samples that cannot go back to their published layout, and why."""
 
 

@@ -6,6 +6,8 @@ import os
 from pathlib import Path
 from typing import Literal
 
+from sdvm_hf.errors import InputError
+
 __all__ = ["FORMATS", "Format", "format_of"]
 
 Format = Literal["parquet", "jsonl", "jsonl.gz"]
@@ -20,6 +22,6 @@ def format_of(path: str | os.PathLike[str]) -> Format:
     for candidate in sorted(FORMATS, key=len, reverse=True):
         if name.endswith(f".{candidate}"):
             return candidate
-    raise ValueError(
+    raise InputError(
         f"{path}: cannot tell the sample file format; name it .parquet, .jsonl or .jsonl.gz"
     )

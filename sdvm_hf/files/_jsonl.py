@@ -11,6 +11,7 @@ from typing import IO, TYPE_CHECKING, Any, Literal
 
 from sdvm_hf._atomic import atomic_path
 from sdvm_hf.arrow.sequence import SampleBatches, SampleSequence, samples_to_table
+from sdvm_hf.errors import InputError
 
 if TYPE_CHECKING:
     from sdvm_hf.samples import MultipleChoiceSample
@@ -54,12 +55,12 @@ def _checked(sample: MultipleChoiceSample) -> MultipleChoiceSample:
 def _finite(text: str) -> float:
     value = float(text)
     if not math.isfinite(value):
-        raise ValueError(f"the number {text} is out of range (JSON has no infinity)")
+        raise InputError(f"the number {text} is out of range (JSON has no infinity)")
     return value
 
 
 def _no_constant(token: str) -> Any:
-    raise ValueError(f"{token} is not JSON")
+    raise InputError(f"{token} is not JSON")
 
 
 def parse_json(text: str) -> Any:
@@ -70,7 +71,7 @@ def parse_json(text: str) -> Any:
     try:
         return json.loads(text, parse_constant=_no_constant, parse_float=_finite)
     except RecursionError:
-        raise ValueError("nested too deeply to parse") from None
+        raise InputError("nested too deeply to parse") from None
 
 
 def jsonl_records(
@@ -92,7 +93,7 @@ def jsonl_records(
                 yield number, parse_json(line)
             except ValueError as error:
                 if not keep_going:
-                    raise ValueError(f"{path}, line {number}: {error}") from error
+                    raise InputError(f"{path}, line {number}: {error}") from error
                 yield number, error
 
 
@@ -107,7 +108,7 @@ def iter_jsonl(path: str | os.PathLike[str]) -> Iterator[MultipleChoiceSample]:
         try:
             yield MultipleChoiceSample.from_dict(record)
         except ValueError as error:  # ValidationError is a ValueError
-            raise ValueError(f"{path}, line {number}: {error}") from error
+            raise InputError(f"{path}, line {number}: {error}") from error
 
 
 def read_jsonl(path: str | os.PathLike[str]) -> SampleSequence:

@@ -11,6 +11,7 @@ from typing import Unpack, cast
 from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.convert.mapping import MultipleChoiceMapping, OnError
 from sdvm_hf.convert.preset import Preset
+from sdvm_hf.errors import InputError
 from sdvm_hf.presets import (
     arc,
     commonsense_qa,
@@ -134,7 +135,7 @@ def _opened(
         )
     if isinstance(dataset, MultipleChoiceMapping):
         if layout is not None or bundled:
-            raise ValueError(
+            raise InputError(
                 f"layout and bundled are a preset's; the {dataset.dataset} mapping has one layout "
                 "and no bundled slice"
             )

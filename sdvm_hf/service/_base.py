@@ -5,6 +5,8 @@ from __future__ import annotations
 import sys
 from typing import Literal
 
+from sdvm_hf.errors import SdvmHfError
+
 Stage = Literal["audit", "fix", "refine"]
 STAGES: tuple[Stage, ...] = ("audit", "fix", "refine")
 MAX_BATCH = 100
@@ -16,7 +18,7 @@ A source whose ``extra`` already has this key gets ``sdvm_hf_row_1`` (or the nex
 RESUME = "finished batches are kept; rerun the same command to resume"
 
 
-class ServiceError(RuntimeError):
+class ServiceError(SdvmHfError, RuntimeError):
     """The round trip stopped: a refused key, no credits, a malformed answer, retries spent.
 
     Every batch finished before it is kept; rerun the same command to resume.

@@ -36,6 +36,7 @@ from typing import Any
 import pyarrow as pa
 
 from sdvm_hf.arrow.sequence import SampleSequence
+from sdvm_hf.errors import InputError
 from sdvm_hf.files import write_table
 from sdvm_hf.record import staged
 from sdvm_hf.service._base import (
@@ -110,13 +111,13 @@ def run_stage(
     origin = "base_url" if base_url else "SDVM_BASE_URL"
     base_url = base_url or os.environ.get("SDVM_BASE_URL") or None
     if stage not in STAGES:
-        raise ValueError(f"stage must be one of {', '.join(STAGES)}, got {stage!r}")
+        raise InputError(f"stage must be one of {', '.join(STAGES)}, got {stage!r}")
     if not 1 <= batch_size <= MAX_BATCH:
-        raise ValueError(
+        raise InputError(
             f"batch_size must be 1..{MAX_BATCH} (the service's limit), got {batch_size}"
         )
     if concurrency < 1:
-        raise ValueError(f"concurrency must be at least 1, got {concurrency}")
+        raise InputError(f"concurrency must be at least 1, got {concurrency}")
     check_key(api_key)
     check_base_url(base_url, origin)
     output = Path(output)

@@ -18,7 +18,7 @@ from sdvm_hf.arrow._rules import utf8_problems
 from sdvm_hf.arrow.rejects import Rejects
 from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.convert.mapping import Conversion, MultipleChoiceMapping, OnError
-from sdvm_hf.errors import ConversionError, LayoutError
+from sdvm_hf.errors import ConversionError, InputError, LayoutError
 
 if TYPE_CHECKING:
     from sdvm_hf.sources._split import SplitSpec
@@ -84,7 +84,7 @@ class Selection:
 
     def check(self) -> None:
         if not self.matched:
-            raise ValueError(
+            raise InputError(
                 f"{self.dataset}: no row has {self.column}={self.value!r}; "
                 f"{self.column} values seen: {', '.join(sorted(self.seen)) or '(none)'}"
             )

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
+from sdvm_hf.errors import InputError
+
 if TYPE_CHECKING:  # pyarrow.csv is imported by the first CSV read, not by every load
     import pyarrow.csv as pacsv
 
@@ -49,11 +51,11 @@ def _first_row(file: str) -> list[str]:
         with open(file, encoding="utf-8-sig", newline="") as text:
             first = next(csv.reader(text), None)
     except UnicodeDecodeError as error:
-        raise ValueError(f"{file}: not UTF-8 text ({error})") from None
+        raise InputError(f"{file}: not UTF-8 text ({error})") from None
     except csv.Error as error:
-        raise ValueError(f"{file}: CSV parse error on its first line: {error}") from None
+        raise InputError(f"{file}: CSV parse error on its first line: {error}") from None
     if first is None:
-        raise ValueError(f"{file}: the CSV file is empty")
+        raise InputError(f"{file}: the CSV file is empty")
     return first
 
 
@@ -81,8 +83,8 @@ def _with_file_columns(table: pa.Table, file: str, layout: CsvLayout, plan: _Pla
     return table
 
 
-def _named(file: str, error: Exception) -> ValueError:
-    return ValueError(f"{file}: {error}")
+def _named(file: str, error: Exception) -> InputError:
+    return InputError(f"{file}: {error}")
 
 
 def read_csv(files: Sequence[str], layout: CsvLayout) -> pa.Table:
@@ -110,7 +112,7 @@ def concat_files(tables: list[pa.Table], files: Sequence[str]) -> pa.Table:
     try:
         return pa.concat_tables(tables)
     except pa.ArrowInvalid as error:
-        raise ValueError(
+        raise InputError(
             f"the files do not share their columns ({', '.join(files)}): {error}"
         ) from None
 

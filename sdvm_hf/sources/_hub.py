@@ -8,6 +8,8 @@ from typing import Any
 
 import pyarrow as pa
 
+from sdvm_hf.errors import InputError
+
 
 class HubRows:
     """A split of a Hub dataset (or of a local folder laid out as one)."""
@@ -18,7 +20,7 @@ class HubRows:
         ``kwargs`` go to ``load_dataset`` as they are: name, split, revision, cache_dir, token.
         """
         if path is None:
-            raise ValueError("give a Hub dataset path or data_files")
+            raise InputError("give a Hub dataset path or data_files")
         self.path = path
         self.kwargs = kwargs
 

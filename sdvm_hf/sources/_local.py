@@ -20,6 +20,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sdvm_hf.arrow._parquet import parquet_file_batches
+from sdvm_hf.errors import InputError
 from sdvm_hf.sources._csv import CsvLayout, concat_files, csv_batches, read_csv
 
 if TYPE_CHECKING:  # pyarrow.json and gzip are imported by the first JSON read
@@ -43,8 +44,8 @@ def _read_options() -> paj.ReadOptions:
     return paj.ReadOptions(block_size=4 << 20, use_threads=False)
 
 
-def _named(file: str, error: Exception | str) -> ValueError:
-    return ValueError(f"{file}: {error}")
+def _named(file: str, error: Exception | str) -> InputError:
+    return InputError(f"{file}: {error}")
 
 
 def _json_array(file: str) -> pa.Table:
@@ -62,7 +63,7 @@ def _json_array(file: str) -> pa.Table:
         with opener(file, "rt", encoding="utf-8") as text:
             data = json.load(text)
         if not isinstance(data, list) or not all(isinstance(row, dict) for row in data):
-            raise ValueError("expected a JSON array of objects (or JSON Lines, named .jsonl)")
+            raise InputError("expected a JSON array of objects (or JSON Lines, named .jsonl)")
         lines = "\n".join(json.dumps(row, ensure_ascii=False) for row in data).encode()
         return paj.read_json(io.BytesIO(lines), read_options=_read_options())
     except (ValueError, UnicodeDecodeError, pa.ArrowException) as error:

@@ -15,6 +15,8 @@ import math
 import re
 from dataclasses import dataclass
 
+from sdvm_hf.errors import InputError
+
 _ACCEPTED = (
     "one split name, optionally sliced as datasets does: 'validation', 'validation[:100]', "
     "'test[10%:20%]', 'train[-50:]'"
@@ -60,18 +62,18 @@ class _Part:
     def parse(cls, spec: str) -> _Part:
         found = _SPEC.match(spec)
         if not found:
-            raise ValueError(f"Unrecognized instruction format: {spec}")
+            raise InputError(f"Unrecognized instruction format: {spec}")
         unit = "%" if found.group("from_pct") or found.group("to_pct") else "abs"
         from_ = int(found.group("from")) if found.group("from") else None
         to = int(found.group("to")) if found.group("to") else None
         rounding = found.group("rounding")
         if rounding is not None and rounding not in _ROUNDINGS:
-            raise ValueError("rounding must be either closest or pct1_dropremainder")
+            raise InputError("rounding must be either closest or pct1_dropremainder")
         if unit != "%" and rounding is not None:
-            raise ValueError("It is forbidden to specify rounding if not using percent slicing.")
+            raise InputError("It is forbidden to specify rounding if not using percent slicing.")
         for bound in (from_, to):
             if unit == "%" and bound is not None and abs(bound) > 100:
-                raise ValueError("Percent slice boundaries must be > -100 and < 100.")
+                raise InputError("Percent slice boundaries must be > -100 and < 100.")
         if rounding is None and unit == "%":
             rounding = "closest"
         return cls(found.group("split"), from_, to, unit, rounding)
@@ -95,7 +97,7 @@ class _Part:
         if self.rounding == "closest":
             return round(percent * length / 100.0)
         if length < 100:
-            raise ValueError(
+            raise InputError(
                 'Using "pct1_dropremainder" rounding on a split with less than 100 '
                 "elements is forbidden: it always results in an empty dataset."
             )
@@ -108,7 +110,7 @@ def _parts(spec: str) -> list[_Part]:
     first = parts[0]
     for part in parts[1:]:
         if first.unit != "abs" and part.unit != "abs" and first.rounding != part.rounding:
-            raise ValueError(
+            raise InputError(
                 "It is forbidden to sum ReadInstruction instances with different rounding values."
             )
     return parts
@@ -137,21 +139,21 @@ class SplitSpec:
         if not self.sliced:
             return 0, length
         if length is None and self.needs_length:
-            raise ValueError(f"split {self.spec!r}: the slice needs the split's length")
+            raise InputError(f"split {self.spec!r}: the slice needs the split's length")
         total = _UNBOUNDED if length is None else length
         try:
             start, end = self.part.absolute(total)
         except ValueError as error:
-            raise ValueError(f"split {self.spec!r} on {length} rows: {error}") from None
+            raise InputError(f"split {self.spec!r} on {length} rows: {error}") from None
         stop = None if length is None and end == _UNBOUNDED else end
         if stop is not None and start >= stop:
             raise self.empty(length)
         return start, stop
 
-    def empty(self, length: int | None) -> ValueError:
+    def empty(self, length: int | None) -> InputError:
         """The error for a slice that selects no row (``datasets`` refuses it too)."""
         rows = "" if length is None else f" of the {length:,}"
-        return ValueError(f"split {self.spec!r} selects no rows{rows} in {self.name!r}")
+        return InputError(f"split {self.spec!r} selects no rows{rows} in {self.name!r}")
 
 
 def parse_split(spec: str) -> SplitSpec:
@@ -161,15 +163,15 @@ def parse_split(spec: str) -> SplitSpec:
     ('test', False)
     """
     if not isinstance(spec, str) or not spec.strip():
-        raise ValueError(f"split {spec!r} is not a split spec; give {_ACCEPTED}")
+        raise InputError(f"split {spec!r} is not a split spec; give {_ACCEPTED}")
     try:
         parts = _parts(spec)
     except ValueError as error:
-        raise ValueError(
+        raise InputError(
             f"split {spec!r} is not a split spec ({error}); give {_ACCEPTED}"
         ) from None
     if len(parts) != 1:
-        raise ValueError(f"split {spec!r} joins {len(parts)} splits; give {_ACCEPTED}")
+        raise InputError(f"split {spec!r} joins {len(parts)} splits; give {_ACCEPTED}")
     (part,) = parts
     sliced = "[" in spec
     needs_length = sliced and (

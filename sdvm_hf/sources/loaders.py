@@ -19,6 +19,7 @@ from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.convert._run import check_on_error
 from sdvm_hf.convert.mapping import MultipleChoiceMapping, OnError
 from sdvm_hf.convert.preset import Preset
+from sdvm_hf.errors import InputError
 from sdvm_hf.sources._ahead import read_ahead
 from sdvm_hf.sources._convert import MappingChoice, Selection, convert_table
 from sdvm_hf.sources._csv import CsvLayout
@@ -135,7 +136,7 @@ def _check_arguments(dataset: str, config: object, split: object, bundled: objec
         if value is not None and not isinstance(value, str):
             raise TypeError(f"{dataset}: {name} should be a string, got {value!r}")
     if split is not None and not str(split).strip():
-        raise ValueError(f"{dataset}: split={split!r} names no split; give one, or None")
+        raise InputError(f"{dataset}: split={split!r} names no split; give one, or None")
     if not isinstance(bundled, bool):
         raise TypeError(f"{dataset}: bundled should be True or False, got {bundled!r}")
 
@@ -148,13 +149,13 @@ def _check_config(preset: Preset, config: str | None, local: bool) -> None:
     if preset.config_column:
         known += f", or any {preset.config_column}"
     if config in _SPLIT_NAMES or "[" in config:
-        raise ValueError(
+        raise InputError(
             f"{preset.name} has no configuration {config!r} (its configurations: {known}); "
             f"load's arguments are (dataset, config, split): to name a split, pass "
             f"split={config!r}"
         )
     if local and not preset.config_column and config not in preset.known_configs:
-        raise ValueError(
+        raise InputError(
             f"{preset.name} has no configuration {config!r}; its configurations: {known} "
             "(local files cannot show which one they hold: the one named is recorded)"
         )
@@ -184,7 +185,7 @@ def _source(
     local = files is not None
     for option in ("hub", "revision"):
         if local and options.get(option) is not None:
-            raise ValueError(
+            raise InputError(
                 f"data_files names local files, {option}= a Hub dataset: give one of the two"
             )
     return Source(
@@ -215,7 +216,7 @@ def load_mapping(
     """
     _check_arguments(mapping.dataset, config, split, False)
     if options.get("hub") is None and options.get("data_files") is None:
-        raise ValueError(
+        raise InputError(
             f"the {mapping.dataset} mapping is not told where its rows are: give "
             "hub='OWNER/NAME' (or a local folder laid out as a Hub repository) or data_files"
         )
@@ -248,19 +249,19 @@ def load_preset(
     if bundled:
         hub_options = [name for name in ("hub", "revision", "token") if options.get(name)]
         if hub_options:
-            raise ValueError(
+            raise InputError(
                 f"bundled=True reads the {preset.name} slice shipped in the package; "
                 f"{hub_options[0]}= is for the Hub: give one of the two"
             )
         if options.get("data_files") is not None:
-            raise ValueError(
+            raise InputError(
                 f"give bundled=True or data_files, not both: the bundled {preset.name} slice "
                 "is a file of its own"
             )
         if preset.bundled is None:
-            raise ValueError(f"no slice of {preset.name} is bundled in the package")
+            raise InputError(f"no slice of {preset.name} is bundled in the package")
         if parse_split(split).name != preset.bundled.split:
-            raise ValueError(
+            raise InputError(
                 f"the bundled {preset.name} slice holds the {preset.bundled.split!r} split "
                 f"only, got split={split!r}"
             )

@@ -20,6 +20,7 @@ from typing import Protocol
 
 import pyarrow as pa
 
+from sdvm_hf.errors import InputError
 from sdvm_hf.sources._csv import CsvLayout
 from sdvm_hf.sources._hub import HubRows
 from sdvm_hf.sources._local import Kind, LocalRows
@@ -65,13 +66,13 @@ def kind_of(files: Sequence[str]) -> Kind:
         suffix = "".join(Path(file).suffixes[-2:]) if file.endswith(".gz") else Path(file).suffix
         suffix = suffix.removesuffix(".gz")
         if suffix not in _KINDS:
-            raise ValueError(
+            raise InputError(
                 f"cannot tell the format of {file}: expected .parquet, .jsonl, .json or .csv "
                 f"(optionally .gz)"
             )
         kinds.add(_KINDS[suffix])
     if len(kinds) > 1:
-        raise ValueError(f"data files mix formats ({', '.join(sorted(kinds))}); load them apart")
+        raise InputError(f"data files mix formats ({', '.join(sorted(kinds))}); load them apart")
     return kinds.pop()
 
 
@@ -80,7 +81,7 @@ def split_files(data_files: DataFiles, split: str) -> Files:
     if not isinstance(data_files, Mapping):
         return data_files
     if split not in data_files:
-        raise ValueError(
+        raise InputError(
             f"data_files has no entry for split {split!r}; its splits: "
             f"{', '.join(map(repr, data_files)) or '(none)'}"
         )

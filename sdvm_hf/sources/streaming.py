@@ -13,6 +13,7 @@ from sdvm_hf.arrow._stream import shuffled, taken
 from sdvm_hf.arrow.rejects import Rejects
 from sdvm_hf.arrow.schema import sample_schema
 from sdvm_hf.convert.mapping import OnError
+from sdvm_hf.errors import InputError
 from sdvm_hf.sources._convert import MappingChoice, Selection, conversions
 
 if TYPE_CHECKING:
@@ -79,13 +80,13 @@ class StreamingSamples:
         The same ``seed`` gives the same order on every pass; ``None`` a new one each time.
         """
         if buffer_size < 1:
-            raise ValueError(f"buffer_size must be at least 1, got {buffer_size}")
+            raise InputError(f"buffer_size must be at least 1, got {buffer_size}")
         return self._then(("shuffle", buffer_size, seed))
 
     def take(self, n: int) -> StreamingSamples:
         """The first ``n`` samples of the stream (the source is read no further)."""
         if n < 0:
-            raise ValueError(f"take needs a count of at least 0, got {n}")
+            raise InputError(f"take needs a count of at least 0, got {n}")
         return self._then(("take", n, None))
 
     def batches(self) -> Iterator[tuple[pa.Table, Rejects]]:
@@ -96,7 +97,7 @@ class StreamingSamples:
         writes both files). A shuffled or cut stream has no source order: it is refused.
         """
         if self._steps:
-            raise ValueError(
+            raise InputError(
                 "batches() gives the source's batches in order; call it before shuffle() "
                 "or take(), or use tables()"
             )

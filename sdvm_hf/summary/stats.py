@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from sdvm_hf.errors import InputError
+
 __all__ = [
     "ALPHA",
     "MIN_EXPECTED",
@@ -29,7 +31,7 @@ def chi_square_sf(statistic: float, df: int) -> float:
     (0.05, 0.367879)
     """
     if df < 1 or statistic < 0 or math.isnan(statistic):
-        raise ValueError(f"chi-square: expected df >= 1 and statistic >= 0, got {df}, {statistic}")
+        raise InputError(f"chi-square: expected df >= 1 and statistic >= 0, got {df}, {statistic}")
     a, x = df / 2, statistic / 2
     if x == 0:
         return 1.0

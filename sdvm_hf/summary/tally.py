@@ -18,7 +18,7 @@ import pyarrow.compute as pc
 
 from sdvm_hf._wire import BLOCKS
 from sdvm_hf.arrow.rejects import Rejects
-from sdvm_hf.errors import Problem
+from sdvm_hf.errors import InputError, Problem
 from sdvm_hf.samples import class_for_style
 from sdvm_hf.summary.checks import CheckCounts
 from sdvm_hf.summary.examples import EXAMPLES
@@ -141,7 +141,7 @@ class Tally:
         keep per check.
         """
         if top is not None and top < 1:
-            raise ValueError(f"top groups: expected at least 1 (or None for all), got {top}")
+            raise InputError(f"top groups: expected at least 1 (or None for all), got {top}")
         self._group_by = group_by
         self._top = top
         self._samples = 0
@@ -233,7 +233,7 @@ class Tally:
                     if _is_text(child.type) or pa.types.is_integer(child.type)
                 }
         elif dtype != self._extra_type:
-            raise ValueError(
+            raise InputError(
                 f"summary: every table of one summary has one extra type; expected "
                 f"{self._extra_type}, got {dtype}"
             )
@@ -268,7 +268,7 @@ class Tally:
         if self._group_by is None:
             return next((key for key in GROUP_COLUMNS if key in keys), None)
         if self._group_by not in keys:
-            raise ValueError(
+            raise InputError(
                 f"group by {self._group_by!r}: expected an extra key "
                 f"({', '.join(map(repr, keys))}), got a key no sample has"
             )
