@@ -14,10 +14,12 @@ from sdvm_hf.convert.preset import Preset
 from sdvm_hf.presets import (
     arc,
     commonsense_qa,
+    copa,
     hellaswag,
     mmlu,
     openbookqa,
     piqa,
+    sciq,
     social_i_qa,
     swag,
     truthfulqa,
@@ -39,6 +41,8 @@ PRESETS: dict[str, Preset] = {
     "winogrande": winogrande.PRESET,
     "swag": swag.PRESET,
     "truthfulqa": truthfulqa.PRESET,
+    "sciq": sciq.PRESET,
+    "copa": copa.PRESET,
 }
 """Every dataset this package knows, by name."""
 
