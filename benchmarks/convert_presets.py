@@ -29,6 +29,8 @@ FILES = {
     "winogrande": "winogrande/winogrande_xl-train.parquet",
     "swag": "swag/regular-validation.parquet",
     "truthfulqa": "truthfulqa/multiple_choice-validation.parquet",
+    "sciq": "sciq/default-validation.parquet",
+    "copa": "copa/copa-validation.parquet",
 }
 
 

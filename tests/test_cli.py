@@ -138,6 +138,17 @@ GENERIC_AS_PRESETS = [
         "--context question --choices mc1_targets.choices --answer mc1_targets.labels "
         "--answer-format one_hot",
     ),
+    (
+        "sciq",
+        "sciq/default-validation.parquet",
+        "--context question --choices distractor1 distractor2 distractor3 correct_answer "
+        "--answer correct_answer --answer-format text",
+    ),
+    (
+        "copa",
+        "copa/copa-validation.parquet",
+        "--context premise --choices choice1 choice2 --answer label",
+    ),
 ]
 
 

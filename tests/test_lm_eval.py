@@ -1,7 +1,7 @@
 """lm-evaluation-harness's own task definitions read an exported folder as they read the source.
 
-lm_eval installs without torch and builds its documents with no model: its HellaSwag, MMLU and
-ARC tasks, pointed at the exported folder (``dataset_path``), must give the same prompts,
+lm_eval installs without torch and builds its documents with no model: its HellaSwag, MMLU,
+ARC, SciQ and COPA tasks, pointed at the exported folder (``dataset_path``), must give the same prompts,
 choices and targets as on the source, and after a fix, the fixed text.
 """
 
@@ -27,6 +27,8 @@ TASKS = [
     ("hellaswag", None, "validation", "hellaswag", HUB / "Rowan" / "hellaswag", "validation"),
     ("mmlu", "astronomy", "test", "mmlu_astronomy", HUB / "cais" / "mmlu", "test"),
     ("arc", "ARC-Challenge", "test", "arc_challenge", HUB / "allenai" / "ai2_arc", "test"),
+    ("sciq", None, "validation", "sciq", HUB / "allenai" / "sciq", "validation"),
+    ("copa", None, "validation", "copa", HUB / "aps" / "super_glue", "validation"),
 ]
 
 
@@ -47,6 +49,7 @@ def documents(task_name: str, path: Path, split: str) -> list[tuple[Any, Any, An
         "training_split": None,
         "fewshot_split": None,
         "validation_split": split if split == "validation" else None,
+        "test_split": split if split == "test" else None,  # SciQ's task names all three
     }
     config = manager._factory._load_full_config(
         manager.task_index[task_name], {"dataset_path": str(path), **only}
@@ -96,3 +99,29 @@ def test_lm_eval_reads_a_fixed_hellaswag_context_through_ctx_a_and_ctx_b(
     after = documents("hellaswag", tmp_path / "out", "validation")
     assert after[1:] == before[1:]
     assert after[0][0].endswith(" slowly") and after[0][0] != before[0][0]
+
+
+def test_lm_eval_scores_a_moved_sciq_answer_as_its_target(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    hub = HUB / "allenai" / "sciq"
+    write_parquet(load("sciq", split="validation", hub=str(hub)), tmp_path / "s.parquet")
+    samples = read_samples(tmp_path / "s.parquet")
+    fixed = [samples[0].model_copy(update={"answer_index": 0}), *samples[1:]]
+    write_parquet(fixed, tmp_path / "r.parquet")
+    record = read_record(tmp_path / "s.parquet")
+    assert record is not None
+    staged = with_stage(record, "fix", tmp_path / "s.parquet", len(fixed))
+    table = pq.read_table(tmp_path / "r.parquet")
+    pq.write_table(
+        table.replace_schema_metadata({RECORD_KEY: json.dumps(staged).encode()}),
+        tmp_path / "r.parquet",
+    )
+    export(tmp_path / "r.parquet", tmp_path / "out")
+    before = documents("sciq", hub, "validation")
+    after = documents("sciq", tmp_path / "out", "validation")
+    assert after[1:] == before[1:]
+    prompt, choices, target = after[0]
+    assert prompt == before[0][0] and choices[target] == samples[0].choices[0]
+    assert sorted(choices) == sorted(before[0][1])

@@ -96,6 +96,21 @@ def _truthfulqa(row: dict[str, Any]) -> Expected:
     )
 
 
+def _sciq(row: dict[str, Any]) -> Expected:
+    choices = [row["distractor1"], row["distractor2"], row["distractor3"], row["correct_answer"]]
+    return (
+        row["question"],
+        choices,
+        choices.index(row["correct_answer"]),
+        {"support": row["support"]},
+    )
+
+
+def _copa(row: dict[str, Any]) -> Expected:
+    extra = {"question": row["question"], "idx": row["idx"]}
+    return row["premise"], [row["choice1"], row["choice2"]], row["label"], extra
+
+
 REFERENCE: dict[str, Callable[[dict[str, Any]], Expected]] = {
     "arc": _struct_choices("question"),
     "openbookqa": _struct_choices("question_stem"),
@@ -105,6 +120,8 @@ REFERENCE: dict[str, Callable[[dict[str, Any]], Expected]] = {
     "winogrande": _winogrande,
     "swag": _swag,
     "truthfulqa": _truthfulqa,
+    "sciq": _sciq,
+    "copa": _copa,
 }
 
 STYLE = {
@@ -116,6 +133,8 @@ STYLE = {
     "winogrande": "continuation",
     "swag": "continuation",
     "truthfulqa": "qa",
+    "sciq": "qa",
+    "copa": "qa",
 }
 
 # (preset, fixture file, split) for every fixture whose rows all have answers
@@ -132,6 +151,8 @@ ANSWERED = [
     ("winogrande", "winogrande/winogrande_xl-validation.parquet", "validation"),
     ("swag", "swag/regular-validation.parquet", "validation"),
     ("truthfulqa", "truthfulqa/multiple_choice-validation.parquet", "validation"),
+    ("sciq", "sciq/default-validation.parquet", "validation"),
+    ("copa", "copa/copa-validation.parquet", "validation"),
 ]
 
 # (preset, fixture file, the answer column) for the splits whose answers are withheld
@@ -140,6 +161,7 @@ WITHHELD = [
     ("piqa", "piqa/default-test.parquet", "label"),
     ("winogrande", "winogrande/winogrande_xl-test.parquet", "answer"),
     ("swag", "swag/regular-test.parquet", "label"),
+    ("copa", "copa/copa-test.parquet", "label"),
 ]
 
 # one fixture per preset, for the checks every preset must pass

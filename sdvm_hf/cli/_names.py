@@ -19,6 +19,8 @@ PRESET_NAMES: tuple[str, ...] = (
     "winogrande",
     "swag",
     "truthfulqa",
+    "sciq",
+    "copa",
 )
 """``tuple(sdvm_hf.presets.registry.PRESETS)`` as the registry defines it."""
 

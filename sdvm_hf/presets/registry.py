@@ -15,10 +15,12 @@ from sdvm_hf.errors import InputError
 from sdvm_hf.presets import (
     arc,
     commonsense_qa,
+    copa,
     hellaswag,
     mmlu,
     openbookqa,
     piqa,
+    sciq,
     social_i_qa,
     swag,
     truthfulqa,
@@ -40,6 +42,8 @@ PRESETS: dict[str, Preset] = {
     "winogrande": winogrande.PRESET,
     "swag": swag.PRESET,
     "truthfulqa": truthfulqa.PRESET,
+    "sciq": sciq.PRESET,
+    "copa": copa.PRESET,
 }
 """Every dataset this package knows, by name."""
 
