@@ -112,12 +112,9 @@ def test_lm_eval_scores_a_moved_sciq_answer_as_its_target(
     write_parquet(fixed, tmp_path / "r.parquet")
     record = read_record(tmp_path / "s.parquet")
     assert record is not None
-    staged = with_stage(record, "fix", tmp_path / "s.parquet", len(fixed))
+    staged = record.with_stage("fix", tmp_path / "s.parquet", len(fixed))
     table = pq.read_table(tmp_path / "r.parquet")
-    pq.write_table(
-        table.replace_schema_metadata({RECORD_KEY: json.dumps(staged).encode()}),
-        tmp_path / "r.parquet",
-    )
+    pq.write_table(table.replace_schema_metadata(staged.metadata()), tmp_path / "r.parquet")
     export(tmp_path / "r.parquet", tmp_path / "out")
     before = documents("sciq", hub, "validation")
     after = documents("sciq", tmp_path / "out", "validation")
