@@ -118,3 +118,34 @@ def test_the_output_side_never_imports_the_input_side() -> None:
         if any(target == f or target.startswith(f + ".") for f in forbidden)
     ]
     assert broken == []
+
+
+DISTRIBUTIONS = {"yaml": "pyyaml", "huggingface_hub": "huggingface_hub"}
+"""Import names whose distribution is named otherwise (the rest are spelled alike)."""
+
+
+def third_party_imports() -> set[str]:
+    import sys
+
+    found: set[str] = set()
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                found.add(node.module.split(".")[0])
+            elif isinstance(node, ast.Import):
+                found.update(alias.name.split(".")[0] for alias in node.names)
+    return {name for name in found if name not in sys.stdlib_module_names and name != "sdvm_hf"}
+
+
+def test_every_package_the_code_imports_is_declared() -> None:
+    import re
+    import tomllib
+
+    project = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    specs = list(project["project"]["dependencies"])
+    for extra in project["project"]["optional-dependencies"].values():
+        specs += extra
+    declared = {re.split(r"[<>=!~;\[ ]", spec, maxsplit=1)[0].lower() for spec in specs}
+    wanted = {DISTRIBUTIONS.get(name, name).lower() for name in third_party_imports()}
+    assert wanted - declared == set()
+    assert {"pyarrow", "datasets", "pydantic", "numpy"} <= wanted  # the reader finds imports

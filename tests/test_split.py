@@ -35,8 +35,8 @@ def _ours(spec: str) -> list[tuple[str, int | None, int | None, str | None, str 
 def _outcome(work: object, *args: object) -> object:
     try:
         return work(*args)  # type: ignore[operator]
-    except (ValueError, AssertionError, TypeError) as error:
-        return (type(error), str(error))
+    except (ValueError, AssertionError, TypeError) as error:  # ours: an InputError, a ValueError
+        return (ValueError if isinstance(error, ValueError) else type(error), str(error))
 
 
 def _bounds_by_datasets(spec: str, length: int | None) -> tuple[int, int | None]:

@@ -101,17 +101,22 @@ def card(parts: list[Part], written: list[tuple[str, str, pa.Table, int]], resul
 
     ``written`` holds each configuration, split, table and its size (see :mod:`._size`).
     """
-    import datasets
-    import yaml  # type: ignore[import-untyped]  # PyYAML comes with datasets
+    from datasets import DatasetInfo, Features, SplitDict, SplitInfo
+    from datasets.info import DatasetInfosDict
+    from datasets.utils.metadata import MetadataConfigs
+    from huggingface_hub import DatasetCard, DatasetCardData
 
     configs: dict[str, list[tuple[str, pa.Table, int]]] = {}
     for config, split, table, size in written:
         configs.setdefault(config, []).append((split, table, size))
     first = parts[0]
-    meta: dict[str, Any] = {
-        "configs": [
-            {
-                "config_name": config,
+    hub = first.preset.hub if first.preset is not None else None
+    data = DatasetCardData(
+        license="other", tags=["sdvm_hf"], source_datasets=[hub] if hub else None
+    )
+    MetadataConfigs(
+        {
+            config: {
                 "data_files": [
                     {"split": split, "path": f"{config}/{split}-*.parquet"}
                     for split, _, _ in splits
@@ -119,26 +124,19 @@ def card(parts: list[Part], written: list[tuple[str, str, pa.Table, int]], resul
                 **({"default": True} if index == 0 else {}),
             }
             for index, (config, splits) in enumerate(configs.items())
-        ],
-        "dataset_info": [
-            {
-                "config_name": config,
-                "features": datasets.Features.from_arrow_schema(
-                    splits[0][1].schema
-                )._to_yaml_list(),
-                "splits": [
-                    {"name": split, "num_bytes": size, "num_examples": table.num_rows}
-                    for split, table, size in splits
-                ],
-            }
-            for config, splits in configs.items()
-        ],
-        "license": "other",
-        "tags": ["sdvm_hf"],
-    }
-    hub = first.preset.hub if first.preset is not None else None
-    if hub:
-        meta["source_datasets"] = [hub]
+        }
+    ).to_dataset_card_data(data)
+    infos = {}
+    for config, splits in configs.items():
+        named = SplitDict()
+        for split, table, size in splits:
+            named.add(SplitInfo(name=split, num_bytes=size, num_examples=table.num_rows))
+        infos[config] = DatasetInfo(
+            features=Features.from_arrow_schema(splits[0][1].schema),
+            splits=named,
+            dataset_size=sum(size for _, _, size in splits),
+        )
+    DatasetInfosDict(infos).to_dataset_card_data(data)
     sources = []
     stages: list[str] = []
     for part in parts:
@@ -175,12 +173,7 @@ def card(parts: list[Part], written: list[tuple[str, str, pa.Table, int]], resul
         *sources,
         "",
     ]
-    header = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True)
-    return f"---\n{header}---\n\n" + "\n".join(body)
-
-
-def _yaml_features(features: Any) -> Any:
-    return features._to_yaml_list()
+    return str(DatasetCard(f"---\n{data.to_yaml()}\n---\n\n" + "\n".join(body)))
 
 
 def move_into_place(staging: Path, folder: Path) -> None:
