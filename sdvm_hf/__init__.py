@@ -1,11 +1,12 @@
 """Hugging Face multiple-choice datasets as typed SDVM samples.
 
-Layers, bottom up (imports flow one way, down): :mod:`sdvm_hf.samples` (the types and the wire
-dict) -> :mod:`sdvm_hf.arrow` (the sample table: schema, checks, the lazy sequence) ->
-:mod:`sdvm_hf.convert` (the generic mapping and the preset type) -> :mod:`sdvm_hf.sources`
-(sources and loaders) -> :mod:`sdvm_hf.presets` (one module per dataset, and the registry) ->
-:mod:`sdvm_hf.files`, :mod:`sdvm_hf.summary`, :mod:`sdvm_hf.report`, :mod:`sdvm_hf.jobs`,
-:mod:`sdvm_hf.engines`, :mod:`sdvm_hf.service` -> :mod:`sdvm_hf.cli`.
+Layers, bottom up (imports flow one way, down; ``docs/design.md`` has the table and
+``tests/test_layers.py`` checks both): the errors, wire rules, :mod:`sdvm_hf.record` and
+:mod:`sdvm_hf.verdicts` -> :mod:`sdvm_hf.samples` -> :mod:`sdvm_hf.arrow` -> :mod:`sdvm_hf.convert`
+-> :mod:`sdvm_hf.sources` -> :mod:`sdvm_hf.presets` -> :mod:`sdvm_hf.files`,
+:mod:`sdvm_hf.summary`, :mod:`sdvm_hf.engines` -> :mod:`sdvm_hf.diff`, :mod:`sdvm_hf.shuffle`
+-> :mod:`sdvm_hf.render` -> :mod:`sdvm_hf.report` -> :mod:`sdvm_hf.jobs`,
+:mod:`sdvm_hf.service`, :mod:`sdvm_hf.exporter` -> :mod:`sdvm_hf.cli`.
 
 Glossary (each word has this one meaning in code, docs and messages):
 

@@ -18,8 +18,7 @@ from typing import Literal
 
 import pyarrow as pa
 
-from sdvm_hf.arrow._codec import decode
-from sdvm_hf.arrow._validate import canonical, checked_table
+from sdvm_hf.arrow import canonical, checked_table, decode
 from sdvm_hf.errors import InputError
 from sdvm_hf.files import format_of, iter_jsonl, iter_parquet, parquet_batches
 from sdvm_hf.samples import MultipleChoiceSample

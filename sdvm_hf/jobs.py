@@ -19,8 +19,7 @@ import pyarrow.parquet as pq
 
 from sdvm_hf._atomic import AtomicFile
 from sdvm_hf._progress import bar
-from sdvm_hf.arrow._rules import find_problems
-from sdvm_hf.arrow._validate import canonical
+from sdvm_hf.arrow import canonical, find_problems
 from sdvm_hf.arrow.rejects import Rejects, json_line
 from sdvm_hf.arrow.sequence import SampleBatches
 from sdvm_hf.errors import InputError, Problem

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Literal
 
 from sdvm_hf._atomic import atomic_path
-from sdvm_hf.arrow._validate import canonical
+from sdvm_hf.arrow import canonical
 from sdvm_hf.arrow.rejects import Rejects
 from sdvm_hf.diff import rows_of
 from sdvm_hf.errors import InputError

@@ -285,7 +285,7 @@ def test_only_our_errors_are_one_line_messages_a_bug_shows_its_traceback(
 
 def test_every_error_class_of_ours_sits_under_one_base() -> None:
     import sdvm_hf.errors
-    from sdvm_hf.convert._encode import EncodeError
+    from sdvm_hf.convert.inverse import EncodeError
     from sdvm_hf.errors import SdvmHfError
     from sdvm_hf.exporter import ExportError
     from sdvm_hf.record import RecordError

@@ -646,12 +646,12 @@ def test_the_generic_mapping_exports_its_columns_as_they_were_named(tmp_path: Pa
 def test_the_table_form_of_the_inverse_half_gives_what_the_row_form_gives(
     name: str, file: str, split: str
 ) -> None:
-    from sdvm_hf.convert._encode import encode_table
+    from sdvm_hf.convert.inverse import published_table
 
     samples = load(name, None, split, data_files=str(FIXTURES / file))
     schema = pq.read_schema(FIXTURES / file).remove_metadata()
     mapping = PRESETS[name].mapping(schema.names)
-    by_table = encode_table(mapping, samples.table, schema)
+    by_table = published_table(mapping, samples.table, schema)
     assert by_table is not None
     by_row = [mapping.encode(sample) for sample in samples]
     typed = pa.Table.from_pylist(by_row).select(schema.names).cast(schema)

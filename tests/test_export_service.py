@@ -60,7 +60,7 @@ def test_a_refined_hellaswag_exports_with_each_policy(policy: str, tmp_path: Pat
     refined = refine(tmp_path / "s.parquet", tmp_path / "r.parquet", "hellaswag")
     record = read_record(refined)
     assert record is not None and [s.stage for s in record.stages] == ["convert", "refine"]
-    done = export(refined, tmp_path / "out", policy=policy, annotate=True)  # type: ignore[arg-type]
+    done = export(refined, tmp_path / "out", policy=policy, annotate=True)
     table = exported(tmp_path / "out", "default", "validation")
     rows = table.to_pylist()
     original = pq.read_table(source).to_pylist()

@@ -1,13 +1,13 @@
 """The in-place export gives the folder the copying export gave, byte for byte; the table
 form of the inverse half gives what the row form gives.
 
-``exporter._rows.IN_PLACE = False`` is the export as it was: the rows copied into one chunk
+``Method(in_place=False)`` is the export as it was: the rows copied into one chunk
 for the table form, every line of the record built one by one, the kept rows copied into
 place, the card sized from the copy. The in-place export (the table form batch by batch on
 the file's own buffers, the plain lines built in Arrow, no copy when nothing is dropped, the
 card's sizes counted) must give the same folder on any file: unchanged, fixed, audited,
 dropped, annotated, read in many chunks, or edited by hand into a file that is refused.
-``TABLE_FORM = False`` sends every row through the row form: the same tables and lines.
+``Method(table_form=False)`` sends every row through the row form: the same tables and lines.
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ from test_export import FIXTURES, convert
 
 from sdvm_hf import read_samples, write_parquet
 from sdvm_hf.errors import SampleTableError
-from sdvm_hf.exporter import ExportError, _rows, export
+from sdvm_hf.exporter import ExportError, _export_with
+from sdvm_hf.exporter._rows import Method
 from sdvm_hf.exporter._size import taken_bytes
 from sdvm_hf.record import read_record
 
@@ -64,20 +65,24 @@ def folder_files(folder: Path) -> dict[str, Any]:
     return files
 
 
-def both_ways(
-    monkeypatch: pytest.MonkeyPatch, flag: str, samples: Path, out: Path, **options: Any
-) -> tuple[Any, Any]:
-    """The folder (or the error) with ``_rows.<flag>`` on, then off."""
+def both_ways(flag: str, samples: Path, out: Path, **options: Any) -> tuple[Any, Any]:
+    """The folder (or the error) exported with the method's ``flag`` on, then off."""
     results: list[Any] = []
     for value in (True, False):
-        monkeypatch.setattr(_rows, flag, value)
+        method = Method(**{flag: value})
+        settings: dict[str, Any] = {
+            "policy": "replace",
+            "drop_if": (),
+            "annotate": False,
+            "overwrite": True,
+        }
+        settings |= dict.fromkeys(("dataset", "layout", "config", "split")) | options
         try:
-            export(samples, out, overwrite=True, **options)
+            _export_with(method, samples, out, **settings)
         except (ExportError, SampleTableError) as error:
             results.append((type(error), str(error)))
         else:
             results.append(folder_files(out))
-    monkeypatch.undo()
     return results[0], results[1]
 
 
@@ -233,9 +238,9 @@ def test_the_in_place_export_gives_the_copying_exports_folder(
             options["drop_if"] = ()  # a check no verdict has is refused (tested in test_export)
         if options["policy"] != "drop" and not options["annotate"]:
             options["drop_if"] = ()  # it would do nothing there: refused (tested in test_export)
-    in_place, copied = both_ways(monkeypatch, "IN_PLACE", path, tmp / "out", **options)
+    in_place, copied = both_ways("in_place", path, tmp / "out", **options)
     assert in_place == copied
-    by_table, by_row = both_ways(monkeypatch, "TABLE_FORM", path, tmp / "out", **options)
+    by_table, by_row = both_ways("table_form", path, tmp / "out", **options)
     assert by_table == in_place
     if options.get("annotate"):
         # the original_<column> a copy of the rows gives is sized as the copy lays it out
@@ -276,7 +281,7 @@ def test_a_file_edited_by_hand_is_refused_naming_file_row_and_column(
     path = edited(converted["hellaswag"], tmp_path / "edited.parquet", 7, column)
     assert read_record(path) is not None
     assert pq.read_table(path).column("choices").num_chunks > 2
-    in_place, copied = both_ways(monkeypatch, "IN_PLACE", path, tmp_path / "out")
+    in_place, copied = both_ways("in_place", path, tmp_path / "out")
     assert in_place == copied
     kind, text = in_place
     assert kind is SampleTableError
@@ -349,7 +354,7 @@ def test_the_table_form_on_windows_of_the_columns_gives_what_it_gives_on_a_copy(
 ) -> None:
     """Batches whose columns are windows on larger arrays (offsets into a shared child, as a
     Parquet reader's batches are) encode in place as their copy into one chunk does."""
-    from sdvm_hf.convert._encode import encode_table
+    from sdvm_hf.convert.inverse import published_table
     from sdvm_hf.exporter._inputs import read_part
     from sdvm_hf.exporter._layout import layout_schema as _schema
     from sdvm_hf.exporter._rows import _encode
@@ -358,8 +363,8 @@ def test_the_table_form_on_windows_of_the_columns_gives_what_it_gives_on_a_copy(
     table = read_samples(converted[name]).table.combine_chunks()
     schema = _schema(part)
     windows = pa.concat_tables([table.slice(start, 3) for start in range(1, table.num_rows, 3)])
-    copied = encode_table(part.mapping, windows.combine_chunks(), schema)
-    in_place = _encode(part, windows, schema)
+    copied = published_table(part.mapping, windows.combine_chunks(), schema)
+    in_place = _encode(part, windows, schema, in_place=True)
     assert copied is not None and in_place is not None
     assert in_place.schema == copied.schema
     assert in_place.to_pylist() == copied.to_pylist()

@@ -149,3 +149,51 @@ def test_every_package_the_code_imports_is_declared() -> None:
     wanted = {DISTRIBUTIONS.get(name, name).lower() for name in third_party_imports()}
     assert wanted - declared == set()
     assert {"pyarrow", "datasets", "pydantic", "numpy"} <= wanted  # the reader finds imports
+
+
+def test_no_package_imports_another_packages_private_module() -> None:
+    def package(module: str) -> str:
+        return module if module in PACKAGES else module.rsplit(".", 1)[0]
+
+    reached = [
+        f"{module} imports {target}"
+        for module, targets in MODULES.items()
+        for target in targets
+        if (private := _private_owner(target)) is not None
+        and not (package(module) == private or package(module).startswith(private + "."))
+    ]
+    assert reached == []
+
+
+PACKAGES = {
+    module_name(path.parent / "__init__.py")
+    for path in PACKAGE.rglob("__init__.py")
+    if path.parent != PACKAGE
+}
+
+
+def _private_owner(module: str) -> str | None:
+    """The package whose private module ``module`` is (``sdvm_hf.arrow._codec``: arrow)."""
+    parts = module.split(".")
+    for index, part in enumerate(parts[1:], start=1):
+        if part.startswith("_"):
+            return ".".join(parts[:index])
+    return None
+
+
+def test_the_layers_table_of_docs_design_md_is_this_files_table() -> None:
+    import re
+
+    text = (PACKAGE.parent / "docs" / "design.md").read_text(encoding="utf-8")
+    section = text.split("## Layers", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| `")]
+    named = [
+        [f"sdvm_hf.{name}" for name in re.findall(r"`([\w]+)(?:\.py|/)`", row.split(" | ")[0])]
+        for row in rows
+    ]
+    listed = [module for row in named for module in row]
+    top = [p for layer in LAYERS for p in layer if p.count(".") == 1]
+    assert sorted(listed) == sorted(top)  # every layer's module once, nothing else
+    numbers = [layer_of(row[0]) for row in named]
+    assert all(layer_of(m) == layer_of(row[0]) for row in named for m in row)  # one layer a row
+    assert numbers == sorted(numbers)  # bottom up

@@ -1,1 +1,46 @@
-"""The Arrow layer: the sample table schema, its validation, Parquet and the lazy sequence."""
+"""The Arrow layer: the sample table schema, its validation, Parquet and the lazy sequence.
+
+This is the face the layers above use; the ``_private`` modules behind it are this package's
+own (``tests/test_layers.py`` holds every other package to the names below).
+"""
+
+from sdvm_hf.arrow._chunks import row_chunks
+from sdvm_hf.arrow._codec import (
+    DECODE_ROWS,
+    changeable_columns,
+    decode,
+    json_text,
+    plain_blocks,
+    plain_extras,
+)
+from sdvm_hf.arrow._concat import concatenate_tables
+from sdvm_hf.arrow._found import Found, Problems, first_per_row
+from sdvm_hf.arrow._parquet import parquet_file_batches
+from sdvm_hf.arrow._rules import find_problems, found, is_list, utf8_problems
+from sdvm_hf.arrow._stream import shuffled, taken
+from sdvm_hf.arrow._validate import canonical, check_schema, checked_table, json_type_problem
+
+__all__ = [
+    "DECODE_ROWS",
+    "Found",
+    "Problems",
+    "canonical",
+    "changeable_columns",
+    "check_schema",
+    "checked_table",
+    "concatenate_tables",
+    "decode",
+    "find_problems",
+    "first_per_row",
+    "found",
+    "is_list",
+    "json_text",
+    "json_type_problem",
+    "parquet_file_batches",
+    "plain_blocks",
+    "plain_extras",
+    "row_chunks",
+    "shuffled",
+    "taken",
+    "utf8_problems",
+]

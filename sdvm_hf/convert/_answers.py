@@ -27,7 +27,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from sdvm_hf._wire import shorten
-from sdvm_hf.arrow._rules import is_list
+from sdvm_hf.arrow import is_list
 from sdvm_hf.convert._cells import is_text
 from sdvm_hf.errors import InputError, LayoutError
 

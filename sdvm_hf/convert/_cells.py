@@ -14,7 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from sdvm_hf.arrow._found import Found
+from sdvm_hf.arrow import Found
 from sdvm_hf.arrow.schema import STRING_TYPES
 from sdvm_hf.errors import PathPart
 

@@ -20,8 +20,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from sdvm_hf.arrow._chunks import row_chunks
-from sdvm_hf.arrow._found import Problems, first_per_row
+from sdvm_hf.arrow import Problems, first_per_row, row_chunks
 from sdvm_hf.arrow.rejects import Rejects, json_line
 from sdvm_hf.arrow.sequence import SampleSequence, arrow_table
 from sdvm_hf.convert._description import Description

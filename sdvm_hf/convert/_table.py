@@ -20,9 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from sdvm_hf._wire import BLOCKS, TASK_TYPE, reserved_key
-from sdvm_hf.arrow._found import Found
-from sdvm_hf.arrow._rules import found, is_list
-from sdvm_hf.arrow._validate import json_type_problem
+from sdvm_hf.arrow import Found, found, is_list, json_type_problem
 from sdvm_hf.arrow.schema import JSON_EXTRA, normal_type, sample_schema
 from sdvm_hf.convert._answers import answer_index, expected_answer
 from sdvm_hf.convert._cells import (

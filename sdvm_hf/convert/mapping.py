@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from sdvm_hf._wire import Style
-from sdvm_hf.arrow._chunks import row_chunks
+from sdvm_hf.arrow import row_chunks
 from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.convert import _run, _table
 from sdvm_hf.convert._answers import ANSWER_FORMATS, AnswerFormat
@@ -138,9 +138,9 @@ class MultipleChoiceMapping:
         what the sample cannot give back is an :class:`~._encode.EncodeError`, never a guess.
         Values are plain Python; the export types them by the layout's published features.
         """
-        from sdvm_hf.convert._encode import encode  # the export's half, imported by it
+        from sdvm_hf.convert.inverse import published_row  # the export's half, imported by it
 
-        return encode(self, sample)
+        return published_row(self, sample)
 
     def describe(self) -> dict[str, Any]:
         """The description as JSON (Arrow types by name), as a sample file's record keeps it."""

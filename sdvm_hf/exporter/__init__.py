@@ -30,7 +30,6 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from sdvm_hf.exporter import _rows
 from sdvm_hf.exporter._folder import (
     Piece,
     card,
@@ -41,17 +40,16 @@ from sdvm_hf.exporter._folder import (
     write_split,
 )
 from sdvm_hf.exporter._inputs import check_folder, check_parts, parent, read_part
-from sdvm_hf.exporter._rows import export_part
+from sdvm_hf.exporter._rows import FAST, Method, export_part
 from sdvm_hf.exporter._size import split_bytes
 from sdvm_hf.exporter._types import (
     MANIFEST,
-    POLICIES,
     ROW_RECORD,
     Exported,
     ExportError,
-    Policy,
     Tally,
 )
+from sdvm_hf.exporter.policy import POLICIES, Policy, policy_named
 
 __all__ = ["POLICIES", "ExportError", "Exported", "Policy", "Tally", "export"]
 
@@ -60,7 +58,7 @@ def export(
     samples: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
     folder: str | os.PathLike[str],
     *,
-    policy: Policy = "replace",
+    policy: str | Policy = "replace",
     drop_if: Iterable[str] = (),
     annotate: bool = False,
     dataset: str | None = None,
@@ -85,13 +83,42 @@ def export(
     ``datasets.load_dataset(folder, config, split=split)`` reads the result with the
     published columns, order and features.
     """
-    if policy not in POLICIES:
-        raise ExportError(f"policy must be one of {', '.join(POLICIES)}, got {policy!r}")
+    return _export_with(
+        FAST,
+        samples,
+        folder,
+        policy=policy,
+        drop_if=drop_if,
+        annotate=annotate,
+        dataset=dataset,
+        layout=layout,
+        config=config,
+        split=split,
+        overwrite=overwrite,
+    )
+
+
+def _export_with(
+    method: Method,
+    samples: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    folder: str | os.PathLike[str],
+    *,
+    policy: str | Policy,
+    drop_if: Iterable[str],
+    annotate: bool,
+    dataset: str | None,
+    layout: str | None,
+    config: str | None,
+    split: str | None,
+    overwrite: bool,
+) -> Exported:
+    """:func:`export` the way ``method`` says (the tests pass :data:`._rows.REFERENCE`)."""
+    chosen = policy_named(policy)
     checks = (drop_if,) if isinstance(drop_if, str) else tuple(drop_if)
-    if checks and policy != "drop" and not annotate:
+    if checks and not chosen.drops_failing and not annotate:
         raise ExportError(
             f"drop_if narrows the checks that drop a row: it changes what policy 'drop' drops "
-            f"(and sdvm_status with annotate), and would do nothing with policy {policy!r}"
+            f"(and sdvm_status with annotate), and would do nothing with policy {chosen.name!r}"
         )
     paths = (
         [Path(samples)] if isinstance(samples, str | os.PathLike) else [Path(p) for p in samples]
@@ -103,14 +130,16 @@ def export(
     given = {"dataset": dataset, "layout": layout, "config": config, "split": split}
     parts = [read_part(path, given, len(paths)) for path in paths]
     check_parts(parts)
-    result = Exported(folder, policy)
+    result = Exported(folder, chosen.name)
     staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", suffix=".tmp", dir=parent(folder)))
     try:
         pieces: list[Piece] = []
         checks_seen: set[str] = set()
         with (staging / ROW_RECORD).open("wb") as lines:
             for part in parts:
-                table, tally, values, seen = export_part(part, policy, checks, annotate, lines)
+                table, tally, values, seen = export_part(
+                    part, chosen, checks, annotate, lines, method
+                )
                 checks_seen |= seen
                 result.splits[part.name] = tally
                 for key in ("rows_in", "kept", "replaced", "dropped"):
@@ -134,7 +163,7 @@ def export(
             result.configs.setdefault(piece.config, []).append(piece.split)
             size = (
                 split_bytes(piece.table, whole=piece.whole)
-                if _rows.IN_PLACE
+                if method.in_place
                 else piece.table.nbytes  # the rows were copied into place
             )
             cards.append((piece.config, piece.split, piece.table, size))

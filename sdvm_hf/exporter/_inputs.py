@@ -8,7 +8,7 @@ from sdvm_hf.convert.mapping import MultipleChoiceMapping
 from sdvm_hf.exporter._types import MANIFEST, ExportError, Part
 from sdvm_hf.presets.registry import PRESETS
 from sdvm_hf.record import RecordError, read_record
-from sdvm_hf.sources._split import parse_split
+from sdvm_hf.sources import parse_split
 
 
 def parent(folder: Path) -> Path:

@@ -1,31 +1,77 @@
-"""The export record's lines: one per input row, the plain ones built in Arrow."""
+"""The export record's lines: one per input row, each a JSON object; the plain ones in Arrow."""
 
 from __future__ import annotations
 
 import json
-from typing import Any, BinaryIO
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import BinaryIO
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["json_value", "write_lines", "write_lines_by_row"]
+__all__ = ["RowLine", "write_lines", "write_lines_by_row"]
 
 _LINE_BLOCK = 1 << 20
 """Rows whose plain record lines are built at once (about 150 MB of text)."""
 
+_MARK = -7_654_321_987
+"""A row number no split has, where :meth:`RowLine.around` cuts the plain line in two."""
 
-def write_lines(lines: BinaryIO, head: str, count: int, special: dict[int, str]) -> None:
+
+@dataclass(frozen=True)
+class RowLine:
+    """The export record's line of a row of one split, written by ``json`` alone."""
+
+    config: str
+    split: str
+
+    def line(
+        self,
+        row: int,
+        status: str = "kept",
+        sdvm_status: str = "kept",
+        failing: Sequence[str] = (),
+        changed: Sequence[str] = (),
+        reason: str = "",
+    ) -> str:
+        """The line of ``row``: what the policy made of it, its status, checks and columns.
+
+        >>> RowLine("all", "test").line(3, "dropped", "dropped", ["checks.ok"])[:68]
+        '{"config": "all", "split": "test", "row": 3, "status": "dropped", "s'
+        """
+        fields = {
+            "config": self.config,
+            "split": self.split,
+            "row": row,
+            "status": status,
+            "sdvm_status": sdvm_status,
+            "failing": list(failing),
+            "changed": list(changed),
+            "reason": reason,
+        }
+        return json.dumps(fields, ensure_ascii=False) + "\n"
+
+    def around(self) -> tuple[str, str]:
+        """The plain line's text before and after its row number (the same ``json`` output)."""
+        before, after = self.line(_MARK).split(str(_MARK))
+        return before, after
+
+
+def write_lines(lines: BinaryIO, rows: RowLine, count: int, special: dict[int, str]) -> None:
     """One line per row: the lines of ``special`` rows, and the plain kept line of the others.
 
-    The plain lines are built a block at a time in Arrow (the row number joined between a
-    fixed head and tail) and written from their buffer, a span between special rows at once.
+    The plain lines are built a block at a time in Arrow (the row number joined between the
+    fixed text around it, :meth:`RowLine.around`) and written from their buffer, a span
+    between special rows at once.
     """
-    prefix = pa.scalar(f'{head}, "row": ', pa.large_string())
-    suffix = pa.scalar(f", {_PLAIN}\n", pa.large_string())
+    head, tail = rows.around()
+    prefix = pa.scalar(head, pa.large_string())
+    suffix = pa.scalar(tail, pa.large_string())
     empty = pa.scalar("", pa.large_string())
-    rows = sorted(special)
-    at = 0  # the first row of rows not yet written
+    specials = sorted(special)
+    at = 0  # the first row of specials not yet written
     for start in range(0, count, _LINE_BLOCK):
         stop = min(start + _LINE_BLOCK, count)
         numbers = pc.cast(pa.array(np.arange(start, stop, dtype=np.int64)), pa.large_string())
@@ -33,22 +79,15 @@ def write_lines(lines: BinaryIO, head: str, count: int, special: dict[int, str])
         offsets = np.frombuffer(text.buffers()[1], np.int64)[text.offset :]
         data = memoryview(text.buffers()[2])
         here = start
-        while at < len(rows) and rows[at] < stop:
-            row = rows[at]
+        while at < len(specials) and specials[at] < stop:
+            row = specials[at]
             lines.write(data[offsets[here - start] : offsets[row - start]])
             lines.write(special[row].encode("utf-8"))
             here, at = row + 1, at + 1
         lines.write(data[offsets[here - start] : offsets[stop - start]])
 
 
-def write_lines_by_row(lines: BinaryIO, head: str, count: int, special: dict[int, str]) -> None:
+def write_lines_by_row(lines: BinaryIO, rows: RowLine, count: int, special: dict[int, str]) -> None:
     """:func:`write_lines` one line at a time (the reference)."""
-    text = [special.get(row) or f'{head}, "row": {row}, {_PLAIN}\n' for row in range(count)]
+    text = [special.get(row) or rows.line(row) for row in range(count)]
     lines.write("".join(text).encode("utf-8"))
-
-
-_PLAIN = '"status": "kept", "sdvm_status": "kept", "failing": [], "changed": [], "reason": ""}'
-
-
-def json_value(value: Any) -> str:
-    return "[]" if value == [] else '""' if value == "" else json.dumps(value, ensure_ascii=False)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, BinaryIO, NamedTuple
 
 import numpy as np
@@ -11,7 +11,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from sdvm_hf.arrow.sequence import SampleSequence
-from sdvm_hf.convert._encode import EncodeError, encode_table
+from sdvm_hf.convert.inverse import EncodeError, published_table
 from sdvm_hf.exporter._layout import (
     check_labels,
     class_labels,
@@ -21,8 +21,9 @@ from sdvm_hf.exporter._layout import (
     layout_table,
     with_hf_features,
 )
-from sdvm_hf.exporter._lines import json_value, write_lines, write_lines_by_row
-from sdvm_hf.exporter._types import ExportError, Part, Policy, Tally
+from sdvm_hf.exporter._lines import RowLine, write_lines, write_lines_by_row
+from sdvm_hf.exporter._types import ExportError, Part, Tally
+from sdvm_hf.exporter.policy import DROP, Policy
 from sdvm_hf.files import read_samples
 from sdvm_hf.record import hf_features
 from sdvm_hf.samples import MultipleChoiceSample
@@ -42,22 +43,28 @@ def _publish(
     return published, why or label_problem(labels, published)
 
 
-TABLE_FORM = True
-"""Whether the rows a fix left alone go back through the table form of the inverse half.
+@dataclass(frozen=True)
+class Method:
+    """How the export does its work; the tests hold the fast way to the reference way.
 
-``False`` sends every row through the row form and the follow rule: the reference the tests
-hold the table form to (the same tables, lines and totals).
-"""
+    The same tables, lines and totals come out either way.
+    """
 
-IN_PLACE = True
-"""Whether the export works on the rows where they are read, without copying them.
+    table_form: bool = True
+    """Whether the rows a fix left alone go back through the table form of the inverse half
+    (``False``: every row through the row form and the follow rule)."""
+    in_place: bool = True
+    """Whether the export works on the rows where they are read, without copying them: the
+    table form batch by batch on the sample file's own buffers, the record's plain lines
+    built in Arrow, the kept rows copied only when some are dropped, the card's sizes
+    counted (:mod:`._size`). ``False``: the rows copied into one chunk, every line built one
+    by one, the kept rows copied into place and the card sized from the copy."""
 
-The table form runs batch by batch on the sample file's own buffers, the record's plain lines
-are built in Arrow, the kept rows are copied only when some are dropped, and the card's sizes
-are counted (:mod:`._size`). ``False`` is the export as it was: the rows copied into one
-chunk, every line built one by one, the kept rows copied into place and the card sized from
-the copy; the tests hold the in-place export to it, byte for byte.
-"""
+
+FAST = Method()
+"""The export's own way."""
+REFERENCE = Method(table_form=False, in_place=False)
+"""Every row by the row form, every line one by one, every table copied."""
 
 
 class PartExport(NamedTuple):
@@ -77,6 +84,7 @@ def export_part(
     only: Sequence[str],
     annotate: bool,
     lines: BinaryIO,
+    method: Method = FAST,
 ) -> PartExport:
     """The part's rows in its published layout under ``policy``, and what else is known.
 
@@ -90,7 +98,7 @@ def export_part(
     schema = layout_schema(part)
     labels = class_labels(part)
     fast = np.zeros(count, dtype=bool)
-    if not TABLE_FORM:
+    if not method.table_form:
         pass  # every row through the row form
     elif schema is not None and own:  # a convert output: every row as it was converted
         fast = np.ones(count, dtype=bool)
@@ -100,7 +108,7 @@ def export_part(
     published_fast = None
     if len(fast_rows):
         chosen = current.table if fast.all() else current.table.take(fast_rows)
-        published_fast = _encode(part, chosen, schema)
+        published_fast = _encode(part, chosen, schema, method.in_place)
         if published_fast is None:
             fast[:], fast_rows = False, fast_rows[:0]
         else:  # rows as they were (a hand-edited file among them): refused, not published
@@ -125,55 +133,51 @@ def export_part(
     statuses: dict[int, str] = {}
     counted: dict[int, str] = {}
     special: dict[int, str] = {}
-    head = json.dumps({"config": part.config, "split": part.split}, ensure_ascii=False)[:-1]
     for row in sorted({*failed, *changed, *why}):
-        status = "dropped" if row in failed else "replaced" if row in changed else "kept"
-        kept_as = status
-        if policy == "replace" and status == "dropped":
-            kept_as = "replaced" if row in changed else "kept"
-        if policy == "original":
-            kept_as = "kept"
+        status = DROP.outcome(row in failed, row in changed)
+        kept_as = policy.outcome(row in failed, row in changed)
         statuses[row], counted[row] = status, kept_as
-        special[row] = (
-            f'{head}, "row": {row}, "status": "{kept_as}", "sdvm_status": "{status}", '
-            f'"failing": {json_value(failed.get(row, []))}, '
-            f'"changed": {json_value(changed.get(row, []))}, '
-            f'"reason": {json_value(why.get(row, ""))}}}\n'
+        special[row] = RowLine(part.config, part.split).line(
+            row, kept_as, status, failed.get(row, []), changed.get(row, []), why.get(row, "")
         )
-    (write_lines if IN_PLACE else write_lines_by_row)(lines, head, count, special)
+    (write_lines if method.in_place else write_lines_by_row)(
+        lines, RowLine(part.config, part.split), count, special
+    )
     tally = Tally(rows_in=count)
-    for kept_as in counted.values():
-        if kept_as != "kept":
-            setattr(tally, kept_as, getattr(tally, kept_as) + 1)
+    for outcome in counted.values():
+        if outcome != "kept":
+            setattr(tally, outcome, getattr(tally, outcome) + 1)
     tally.kept = count - tally.replaced - tally.dropped
-    dropped = [row for row, kept_as in counted.items() if kept_as == "dropped"]
+    dropped = [row for row, outcome in counted.items() if outcome == "dropped"]
     keep = np.ones(count, dtype=bool)
     keep[dropped] = False
 
     def before() -> pa.Table:
         return _interleave(published_fast, before_table, fast_rows, slow_rows)
 
-    table = before() if policy == "original" else published
+    table = before() if policy.publishes_original else published
     values = config_values(part, table)
-    if dropped or not IN_PLACE:
+    if dropped or not method.in_place:
         table = table.filter(pa.array(keep))
     if annotate:
         table = _annotated(part, table, keep, statuses, failed, changed, before)
     return PartExport(table, tally, values, seen_checks)
 
 
-def _encode(part: Part, table: pa.Table, schema: pa.Schema | None) -> pa.Table | None:
-    """:func:`encode_table` batch by batch: each batch's columns are read in place, not copied.
+def _encode(
+    part: Part, table: pa.Table, schema: pa.Schema | None, in_place: bool
+) -> pa.Table | None:
+    """:func:`published_table` batch by batch: each batch's columns are read in place, not copied.
 
     Every reason the table form gives ``None`` is a row's (or a type's, the same in every
     batch), so the batches give ``None`` exactly where the whole table would.
     """
     batches = table.to_batches()
-    if len(batches) <= 1 or not IN_PLACE:
-        return encode_table(part.mapping, table, schema)
+    if len(batches) <= 1 or not in_place:
+        return published_table(part.mapping, table, schema)
     pieces = []
     for batch in batches:
-        piece = encode_table(part.mapping, pa.Table.from_batches([batch]), schema)
+        piece = published_table(part.mapping, pa.Table.from_batches([batch]), schema)
         if piece is None:
             return None
         pieces.append(piece)
@@ -234,7 +238,7 @@ def _originals(
     if original_path is not None and original_path.resolve() == part.path.resolve():
         return True, None
     if original_path is None:
-        if policy == "original" or annotate:
+        if policy.publishes_original or annotate:
             raise ExportError(
                 f"{part.path}: the original rows are not found (its record names no convert "
                 "output that still exists), so the original policy and --annotate cannot run"

@@ -1,10 +1,10 @@
-"""What an export is about: the policies, one input file (a part), the counts, the error."""
+"""What an export is about: one input file (a part), the counts, the error."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from sdvm_hf.convert.mapping import MultipleChoiceMapping
 from sdvm_hf.convert.preset import Preset
@@ -13,17 +13,13 @@ from sdvm_hf.record import Record
 
 __all__ = [
     "MANIFEST",
-    "POLICIES",
     "ROW_RECORD",
     "ExportError",
     "Exported",
     "Part",
-    "Policy",
     "Tally",
 ]
 
-Policy = Literal["replace", "drop", "original"]
-POLICIES: tuple[Policy, ...] = ("replace", "drop", "original")
 
 MANIFEST = "sdvm_hf-export.json"
 """The file that marks a folder as an export (``--overwrite`` replaces only such a folder)."""
@@ -62,7 +58,8 @@ class Exported:
     """What :func:`export` wrote: the folder, the configurations and the counts."""
 
     folder: Path
-    policy: Policy
+    policy: str
+    """The policy's name (:mod:`.policy`)."""
     configs: dict[str, list[str]] = field(default_factory=dict)
     """Each configuration written, with its splits."""
     total: Tally = field(default_factory=Tally)

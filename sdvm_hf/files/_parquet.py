@@ -13,10 +13,14 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sdvm_hf._atomic import atomic_path
-from sdvm_hf.arrow._codec import decode
-from sdvm_hf.arrow._concat import concatenate_tables
-from sdvm_hf.arrow._parquet import parquet_file_batches
-from sdvm_hf.arrow._validate import canonical, check_schema, checked_table
+from sdvm_hf.arrow import (
+    canonical,
+    check_schema,
+    checked_table,
+    concatenate_tables,
+    decode,
+    parquet_file_batches,
+)
 from sdvm_hf.arrow.sequence import SampleBatches, SampleSequence, samples_to_table
 from sdvm_hf.errors import SampleTableError
 from sdvm_hf.files._writer import SampleWriter

@@ -9,7 +9,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sdvm_hf._atomic import AtomicFile, named
-from sdvm_hf.arrow._codec import DECODE_ROWS, decode
+from sdvm_hf.arrow import DECODE_ROWS, decode
 from sdvm_hf.arrow.schema import sample_schema
 from sdvm_hf.files._format import Format, format_of
 from sdvm_hf.files._jsonl import _open_text, _wire_line

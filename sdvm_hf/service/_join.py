@@ -24,7 +24,7 @@ from typing import Any
 import pyarrow as pa
 
 from sdvm_hf._wire import BLOCKS, RESERVED_KEYS, TASK_TYPE
-from sdvm_hf.arrow._codec import changeable_columns, json_text, plain_blocks, plain_extras
+from sdvm_hf.arrow import changeable_columns, json_text, plain_blocks, plain_extras
 from sdvm_hf.samples import MultipleChoiceSample, class_for_style
 from sdvm_hf.service._base import RESUME, ROW_ID, ServiceError, Stage
 

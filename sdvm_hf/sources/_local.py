@@ -19,7 +19,7 @@ from typing import IO, TYPE_CHECKING, Literal
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sdvm_hf.arrow._parquet import parquet_file_batches
+from sdvm_hf.arrow import parquet_file_batches
 from sdvm_hf.errors import InputError
 from sdvm_hf.sources._csv import CsvLayout, concat_files, csv_batches, read_csv
 

@@ -16,7 +16,7 @@ from typing import TypedDict, Unpack
 import pyarrow as pa
 
 from sdvm_hf.arrow.sequence import SampleSequence
-from sdvm_hf.convert._run import check_on_error
+from sdvm_hf.convert import check_on_error
 from sdvm_hf.convert.mapping import MultipleChoiceMapping, OnError
 from sdvm_hf.convert.preset import Preset
 from sdvm_hf.errors import InputError

@@ -8,8 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 
-from sdvm_hf.arrow._codec import DECODE_ROWS, decode
-from sdvm_hf.arrow._stream import shuffled, taken
+from sdvm_hf.arrow import DECODE_ROWS, decode, shuffled, taken
 from sdvm_hf.arrow.rejects import Rejects
 from sdvm_hf.arrow.schema import sample_schema
 from sdvm_hf.convert.mapping import OnError

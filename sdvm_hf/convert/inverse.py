@@ -27,6 +27,9 @@ if TYPE_CHECKING:
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
+__all__ = ["EncodeError", "published_row", "published_table"]
+
+
 class EncodeError(InputError):
     """A sample that the mapping cannot give back as a source row."""
 
@@ -64,7 +67,7 @@ def _index(value: Any, answer_format: str) -> int | None:
     return None
 
 
-def encode(mapping: Description, sample: MultipleChoiceSample) -> dict[str, Any]:
+def published_row(mapping: Description, sample: MultipleChoiceSample) -> dict[str, Any]:
     """The source row ``sample`` stands for, in ``mapping``'s layout (values, not yet typed)."""
     inverse = {key: column for column, key in mapping.rename.items()}
     row: dict[str, Any] = {}
@@ -144,7 +147,7 @@ def _plain(value: Any) -> Any:
 # -- the table form -----------------------------------------------------------------------------
 
 
-def encode_table(
+def published_table(
     mapping: Description, table: pa.Table, schema: pa.Schema | None
 ) -> pa.Table | None:
     """:func:`encode` of every row of a sample table at once, in Arrow, typed by ``schema``.
