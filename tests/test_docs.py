@@ -25,3 +25,13 @@ def test_the_readme_links_every_page_of_the_docs() -> None:
 
 def test_the_readme_stays_a_first_page() -> None:
     assert (ROOT / "README.md").read_text(encoding="utf-8").count("\n") <= 150
+
+
+def test_docs_api_md_is_generated_from_the_docstrings() -> None:
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "make_api_docs.py"), "--check"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
