@@ -63,7 +63,7 @@ def members(kind: type) -> list[str]:
         target = value.__func__ if isinstance(value, classmethod | staticmethod) else value
         if not (inspect.isfunction(target) or isinstance(value, property)):
             continue
-        text = first_paragraph(target.fget if isinstance(value, property) else target)
+        text = first_paragraph(value.fget if isinstance(value, property) else target)
         shown = f"`.{name}{signature(target) if inspect.isfunction(target) else ''}`"
         lines.append(f"  - {shown}" + (f": {text}" if text else ""))
     return lines
