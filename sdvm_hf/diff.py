@@ -31,7 +31,7 @@ __all__ = [
     "diff_files",
     "diff_samples",
     "is_failing",
-    "rows_of",
+    "samples_at",
     "word_diff",
 ]
 
@@ -193,7 +193,7 @@ def iter_file(path: str | os.PathLike[str]) -> Iterator[MultipleChoiceSample]:
     return iter_parquet(path) if format_of(path) == "parquet" else iter_jsonl(path)
 
 
-def rows_of(
+def samples_at(
     path: str | os.PathLike[str], rows: Iterable[int]
 ) -> tuple[dict[int, MultipleChoiceSample], int]:
     """The samples at ``rows`` of a sample file, and how many rows the file has.
@@ -222,7 +222,7 @@ def rows_of(
 
 
 _ROWS = 65_536
-"""Rows read at a time by :func:`rows_of`."""
+"""Rows read at a time by :func:`samples_at`."""
 
 
 def diff_files(

@@ -19,7 +19,7 @@ from typing import Literal
 from sdvm_hf._atomic import atomic_path
 from sdvm_hf.arrow import canonical
 from sdvm_hf.arrow.rejects import Rejects
-from sdvm_hf.diff import rows_of
+from sdvm_hf.diff import samples_at
 from sdvm_hf.errors import InputError
 from sdvm_hf.files import format_of, jsonl_records, parquet_batches, read_samples
 from sdvm_hf.record import Record, read_record
@@ -104,13 +104,13 @@ def build_report(
         row for checks in summary.examples.values() for rows in checks.values() for row in rows
     }
     wanted.update(summary.fixed_examples)
-    samples, _ = rows_of(path, wanted) if wanted else ({}, summary.samples)
+    samples, _ = samples_at(path, wanted) if wanted else ({}, summary.samples)
     named = None if record is None else record.stage_input(path)
     if original is None and named is not None:
         original = named if named.is_file() else None
     originals: dict[int, MultipleChoiceSample] = {}
     if original is not None:
-        originals, rows = rows_of(original, wanted)
+        originals, rows = samples_at(original, wanted)
         if rows != summary.samples:
             raise InputError(
                 f"original {original}: expected {summary.samples:,} rows, as {path} has (a "

@@ -45,13 +45,13 @@ from sdvm_hf.exporter._size import split_bytes
 from sdvm_hf.exporter._types import (
     MANIFEST,
     ROW_RECORD,
+    Counts,
     Exported,
     ExportError,
-    Tally,
 )
 from sdvm_hf.exporter.policy import POLICIES, Policy, policy_named
 
-__all__ = ["POLICIES", "ExportError", "Exported", "Policy", "Tally", "export"]
+__all__ = ["POLICIES", "Counts", "ExportError", "Exported", "Policy", "export"]
 
 
 def export(

@@ -22,7 +22,7 @@ from sdvm_hf.exporter._layout import (
     with_hf_features,
 )
 from sdvm_hf.exporter._lines import RowLine, write_lines, write_lines_by_row
-from sdvm_hf.exporter._types import ExportError, Part, Tally
+from sdvm_hf.exporter._types import Counts, ExportError, Part
 from sdvm_hf.exporter.policy import DROP, Policy
 from sdvm_hf.files import read_samples
 from sdvm_hf.record import hf_features
@@ -71,7 +71,7 @@ class PartExport(NamedTuple):
     """One input file exported: its rows, counts, configurations and checks."""
 
     table: pa.Table
-    tally: Tally
+    tally: Counts
     configs: list[str]
     """The configurations its rows also go to (:func:`config_values`, before any drop)."""
     checks: set[str]
@@ -143,7 +143,7 @@ def export_part(
     (write_lines if method.in_place else write_lines_by_row)(
         lines, RowLine(part.config, part.split), count, special
     )
-    tally = Tally(rows_in=count)
+    tally = Counts(rows_in=count)
     for outcome in counted.values():
         if outcome != "kept":
             setattr(tally, outcome, getattr(tally, outcome) + 1)

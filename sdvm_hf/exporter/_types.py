@@ -14,10 +14,10 @@ from sdvm_hf.record import Record
 __all__ = [
     "MANIFEST",
     "ROW_RECORD",
+    "Counts",
     "ExportError",
     "Exported",
     "Part",
-    "Tally",
 ]
 
 
@@ -32,7 +32,7 @@ class ExportError(InputError):
 
 
 @dataclass
-class Tally:
+class Counts:
     """Rows in and what became of them, for one split or all."""
 
     rows_in: int = 0
@@ -62,8 +62,8 @@ class Exported:
     """The policy's name (:mod:`.policy`)."""
     configs: dict[str, list[str]] = field(default_factory=dict)
     """Each configuration written, with its splits."""
-    total: Tally = field(default_factory=Tally)
-    splits: dict[str, Tally] = field(default_factory=dict)
+    total: Counts = field(default_factory=Counts)
+    splits: dict[str, Counts] = field(default_factory=dict)
     """The counts per ``config/split`` of the input files."""
     not_written: list[str] = field(default_factory=list)
     """Each ``config/split`` left with no row (every row dropped, or an empty input): not

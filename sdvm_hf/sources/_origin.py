@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,11 +42,9 @@ class Origin:
         if self.source.files is not None:
             self.entries = file_entries_in_background(self.source.files)
 
-    def pick(self, columns: Sequence[str], layout: str | None) -> MultipleChoiceMapping:
-        assert self.preset is not None
-        self.layout = self.preset.layout_of(columns) if layout is None else layout
-        self.mapping = self.preset.mapping(columns, self.layout)
-        return self.mapping
+    def read_as(self, layout: str, mapping: MultipleChoiceMapping) -> None:
+        """The layout the rows were read in and its mapping, for the record."""
+        self.layout, self.mapping = layout, mapping
 
     def watch(self, batches: Iterator[tuple[int, pa.Table]]) -> Iterator[tuple[int, pa.Table]]:
         self.hash_files()  # the files as this pass reads them

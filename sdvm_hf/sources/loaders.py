@@ -279,7 +279,10 @@ def load_preset(
     origin = Origin(preset, source, config or preset.config)
 
     def pick(columns: Sequence[str]) -> MultipleChoiceMapping:
-        return origin.pick(columns, layout)
+        chosen = preset.layout_of(columns) if layout is None else layout
+        mapping = preset.mapping(columns, chosen)
+        origin.read_as(chosen, mapping)  # the layout handed to the record, once it is known
+        return mapping
 
     select = None
     local = source.files is not None

@@ -1,6 +1,6 @@
 """Where source rows come from: the Hub or local Parquet, JSON Lines, JSON or CSV files.
 
-One reader per kind of source (:func:`rows_of` picks it, once): the Hub through ``datasets``
+One reader per kind of source (:func:`reader_of` picks it, once): the Hub through ``datasets``
 and its cache (:mod:`sdvm_hf.sources._hub`); local files read in place with pyarrow
 (:mod:`sdvm_hf.sources._local`: Parquet memory-mapped, nothing written to the ``datasets``
 cache; CSV by :mod:`sdvm_hf.sources._csv` with every column a string). A split is a
@@ -26,7 +26,7 @@ from sdvm_hf.sources._hub import HubRows
 from sdvm_hf.sources._local import Kind, LocalRows
 from sdvm_hf.sources._split import SplitSpec, parse_split
 
-__all__ = ["DataFiles", "Rows", "Source", "load_table", "rows_of", "stream_batches"]
+__all__ = ["DataFiles", "Rows", "Source", "load_table", "reader_of", "stream_batches"]
 
 Files = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
 DataFiles = Files | Mapping[str, Files]
@@ -149,7 +149,7 @@ class Rows(Protocol):
         ...
 
 
-def rows_of(source: Source) -> Rows:
+def reader_of(source: Source) -> Rows:
     """The reader for this source's kind: local files read in place, or the Hub."""
     if source.files is not None:
         return LocalRows(source.files, kind_of(source.files), source.csv)
@@ -165,7 +165,7 @@ def rows_of(source: Source) -> Rows:
 
 def load_table(source: Source) -> Loaded:
     """The split, or its slice, as an Arrow table: local files in place, the Hub via its cache."""
-    table = rows_of(source).table()
+    table = reader_of(source).table()
     start, stop = source.spec.bounds(table.num_rows)
     if not source.spec.sliced:
         return Loaded(table, 0)
@@ -176,7 +176,7 @@ def load_table(source: Source) -> Loaded:
 def stream_batches(source: Source, batch_size: int) -> Iterator[tuple[int, pa.Table]]:
     """The split (or its slice) batch by batch, each with the split's number of its first row."""
     spec = source.spec
-    rows = rows_of(source)
+    rows = reader_of(source)
     length = None
     if spec.needs_length:  # from metadata, else one counting pass
         length = rows.length()
@@ -207,7 +207,7 @@ def stream_batches(source: Source, batch_size: int) -> Iterator[tuple[int, pa.Ta
 
 def source_length(source: Source) -> int | None:
     """The rows a local source will give, when its files say it without being read."""
-    known = rows_of(source).length()
+    known = reader_of(source).length()
     if known is None:
         return None
     start, stop = source.spec.bounds(known)
