@@ -53,3 +53,16 @@ def style_problem(value: object) -> str | None:
 def answer_range(count: int) -> str:
     """What a valid answer index is for ``count`` choices: ``0..3 for 4 choices``."""
     return f"0..{count - 1} for {count} choices"
+
+
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+"""The letters that name choices: ``A`` the first, ... ``Z`` the 26th."""
+
+
+def letter(position: int) -> str:
+    """The letter a choice position is shown by (``A``, ``B``, ...; past ``Z``, its number).
+
+    >>> letter(0), letter(25), letter(26)
+    ('A', 'Z', '26')
+    """
+    return LETTERS[position] if 0 <= position < len(LETTERS) else str(position)

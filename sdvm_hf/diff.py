@@ -18,6 +18,7 @@ from typing import Literal
 
 import pyarrow as pa
 
+from sdvm_hf._wire import letter
 from sdvm_hf.arrow import canonical, checked_table, decode
 from sdvm_hf.errors import InputError
 from sdvm_hf.files import format_of, iter_jsonl, iter_parquet, parquet_batches
@@ -120,7 +121,7 @@ class SampleDiff:
             out.append(f"  context: {_plain(self.context)}")
         if len(self.before.choices) == len(self.after.choices):
             for position, pieces in self.choices.items():
-                out.append(f"  choice {_letter(position)}: {_plain(pieces)}")
+                out.append(f"  choice {letter(position)}: {_plain(pieces)}")
         else:
             out.append(f"  choices before: {self.before.choices}")
             out.append(f"  choices after:  {self.after.choices}")
@@ -133,11 +134,7 @@ class SampleDiff:
 
 def answer_text(sample: MultipleChoiceSample) -> str:
     """``B "Paris"``: the answer's letter and text."""
-    return f'{_letter(sample.answer_index)} "{sample.choices[sample.answer_index]}"'
-
-
-def _letter(position: int) -> str:
-    return chr(ord("A") + position) if position < 26 else str(position)
+    return f'{letter(sample.answer_index)} "{sample.choices[sample.answer_index]}"'
 
 
 def _plain(pieces: list[tuple[Op, str]]) -> str:

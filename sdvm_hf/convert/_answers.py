@@ -20,13 +20,15 @@ format         the answer column holds
 from __future__ import annotations
 
 import re
-from typing import Literal, get_args
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal, get_args
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from sdvm_hf._wire import shorten
+from sdvm_hf._wire import LETTERS, shorten
 from sdvm_hf.arrow import is_list
 from sdvm_hf.convert._cells import is_text
 from sdvm_hf.errors import InputError, LayoutError
@@ -50,41 +52,13 @@ def answer_index(
 ) -> pa.Array:
     """Each row's answer as an int64 index; null where it cannot be read (the range is not checked).
 
-    ``"index"`` takes integers and the exact published spelling of one as text (HellaSwag's
-    ``"3"``; never ``"03"``, ``" 3"`` or a float); ``"letter"`` takes ``"A"``, ``"B"``, ...;
-    ``"text"`` finds the answer among the row's choices. A column whose type can hold no
-    answer at all is a :class:`LayoutError`. The other formats are in the module's table
-    (``labels``: the label list column, for ``"label"``).
+    The format's ``decode`` in :data:`SPELLINGS` (the module's table says what each takes). A
+    column whose type can hold no answer at all is a :class:`LayoutError`; ``labels`` is the
+    label list column, for ``"label"``.
     """
     if pa.types.is_null(raw.type):  # no value at all (one row of None, read from a dict)
         return pa.nulls(len(raw), pa.int64())
-    if answer_format == "one_based":
-        return _one_based_to_index(raw, where)
-    if answer_format == "label":
-        if labels is None:
-            raise InputError("answer_format='label' needs the labels column")
-        return _label_to_index(raw, labels, choices, where)
-    if answer_format == "one_hot":
-        return _one_hot_to_index(raw, choices, where)
-    if answer_format == "letter":
-        return _letters_to_index(raw)
-    if answer_format == "text":
-        if not is_text(raw.type):
-            raise LayoutError(
-                f"{where} has type {raw.type}; expected text for answer_format='text'"
-            )
-        return _text_to_index(raw.cast(pa.string()), choices)
-    if pa.types.is_integer(raw.type):
-        fits = pc.less_equal(raw, 2**62) if pa.types.is_unsigned_integer(raw.type) else None
-        return (raw if fits is None else pc.if_else(fits, raw, None)).cast(pa.int64())
-    if pa.types.is_floating(raw.type):
-        return pa.nulls(len(raw), pa.int64())
-    if is_text(raw.type):
-        exact = pc.fill_null(pc.match_substring_regex(raw, _INDEX), False)
-        return pc.if_else(exact, raw, None).cast(pa.int64())
-    raise LayoutError(
-        f"{where} has type {raw.type}; expected integers or text for answer_format='index'"
-    )
+    return SPELLINGS[answer_format].decode(raw, choices, where, labels)
 
 
 def expected_answer(
@@ -94,36 +68,11 @@ def expected_answer(
     labels: list[object] | None = None,
 ) -> str:
     """What a valid answer looks like for a row with ``count`` choices, for error messages."""
-    last = count - 1
-    if answer_format == "letter":
-        return f"a letter 'A'..{chr(ord('A') + last)!r}"
-    if answer_format == "text":
-        return f"the text of one of the {count} choices"
-    if answer_format == "label":
-        if labels is None:
-            return f"one of the row's labels, one per choice ({count})"
-        if len(labels) != count:
-            return f"one label per choice, but the row has {len(labels)} for {count} choices"
-        twice = next((label for label in labels if labels.count(label) > 1), None)
-        if twice is not None:
-            return (
-                f"one of the row's labels, each label once, but {twice!r} is there "
-                f"{labels.count(twice)} times in {shorten(repr(labels))}"
-            )
-        return f"one of the row's labels {shorten(repr(labels))}"
-    if answer_format == "one_hot":
-        return f"{count} flags, one per choice, each 0 or 1, exactly one of them 1"
-    if answer_format == "one_based":
-        if pa.types.is_integer(dtype) or pa.types.is_floating(dtype):
-            return f"an index 1..{count}"
-        return f"'1'..'{count}'"
-    if pa.types.is_integer(dtype) or pa.types.is_floating(dtype):
-        return f"an index 0..{last}"
-    return f"'0'..'{last}'"
+    return SPELLINGS[answer_format].expected(dtype, count, labels)
 
 
 def _letters_to_index(raw: pa.Array) -> pa.Array:
-    """``"A"`` -> 0, ``"B"`` -> 1, ...; anything else -> null.
+    """``"A"`` -> 0, ``"B"`` -> 1, ... ``"Z"`` -> 25; anything else -> null.
 
     Works on the few distinct values (dictionary encoding), never row by row.
     """
@@ -132,7 +81,7 @@ def _letters_to_index(raw: pa.Array) -> pa.Array:
     encoded = raw.dictionary_encode()
     letters = encoded.dictionary.to_pylist()
     mapped = pa.array(
-        [ord(s) - ord("A") if re.fullmatch("[A-Z]", s or "") else None for s in letters],
+        [LETTERS.index(s) if re.fullmatch("[A-Z]", s or "") else None for s in letters],
         pa.int64(),
     )
     return mapped.take(encoded.indices)
@@ -169,9 +118,7 @@ def _matches(lists: pa.Array, matches: pa.Array) -> tuple[pa.Array, np.ndarray]:
 def _one_based_to_index(raw: pa.Array, where: str) -> pa.Array:
     """``1`` or ``"1"`` (whitespace around it ignored) -> 0, ...; anything else -> null."""
     if pa.types.is_integer(raw.type):
-        fits = pc.less_equal(raw, 2**62) if pa.types.is_unsigned_integer(raw.type) else None
-        index = (raw if fits is None else pc.if_else(fits, raw, None)).cast(pa.int64())
-        return pc.subtract(index, 1)
+        return pc.subtract(_integer(raw), 1)
     if is_text(raw.type):
         text = pc.utf8_trim_whitespace(raw)
         digits = pc.fill_null(pc.match_substring_regex(text, _ONE_BASED), False)
@@ -222,3 +169,164 @@ def _one_hot_to_index(raw: pa.Array, choices: pa.Array, where: str) -> pa.Array:
 
 def _is_flag(dtype: pa.DataType) -> bool:
     return bool(pa.types.is_integer(dtype) or pa.types.is_boolean(dtype))
+
+
+# -- the table: each format's decode, expected text, and both encodes, in one place ----------
+
+
+@dataclass(frozen=True)
+class Spelling:
+    """One answer format: how its column is read, described and written back."""
+
+    decode: Callable[[pa.Array, pa.Array, str, pa.Array | None], pa.Array]
+    """(raw answers, choices, where, labels) -> int64 indexes, null where unreadable."""
+    expected: Callable[[pa.DataType, int, list[object] | None], str]
+    """(column type, choices, the row's labels) -> what a valid answer looks like."""
+    row: Callable[[int, list[str], list[Any] | None], Any]
+    """(index, choices, the row's labels) -> the published answer of one row."""
+    array: Callable[[pa.Array, pa.Array, pa.Array | None], pa.Array | None]
+    """(indexes, choices, labels) -> the published answers of a table (``None``: cannot)."""
+    read: Callable[[Any], int | None] = lambda value: None
+    """A kept published answer -> the index it says, for the formats that spell an index."""
+
+
+def _number(value: Any, minus: int) -> int | None:
+    try:
+        return int(str(value).strip()) - minus
+    except ValueError:
+        return None
+
+
+def _integer(raw: pa.Array) -> pa.Array:
+    fits = pc.less_equal(raw, 2**62) if pa.types.is_unsigned_integer(raw.type) else None
+    return (raw if fits is None else pc.if_else(fits, raw, None)).cast(pa.int64())
+
+
+def _index_decode(raw: pa.Array, choices: pa.Array, where: str, labels: Any) -> pa.Array:
+    if pa.types.is_integer(raw.type):
+        return _integer(raw)
+    if pa.types.is_floating(raw.type):
+        return pa.nulls(len(raw), pa.int64())
+    if is_text(raw.type):
+        exact = pc.fill_null(pc.match_substring_regex(raw, _INDEX), False)
+        return pc.if_else(exact, raw, None).cast(pa.int64())
+    raise LayoutError(
+        f"{where} has type {raw.type}; expected integers or text for answer_format='index'"
+    )
+
+
+def _index_expected(dtype: pa.DataType, count: int, labels: Any) -> str:
+    if pa.types.is_integer(dtype) or pa.types.is_floating(dtype):
+        return f"an index 0..{count - 1}"
+    return f"'0'..'{count - 1}'"
+
+
+def _one_based_expected(dtype: pa.DataType, count: int, labels: Any) -> str:
+    if pa.types.is_integer(dtype) or pa.types.is_floating(dtype):
+        return f"an index 1..{count}"
+    return f"'1'..'{count}'"
+
+
+def _text_decode(raw: pa.Array, choices: pa.Array, where: str, labels: Any) -> pa.Array:
+    if not is_text(raw.type):
+        raise LayoutError(f"{where} has type {raw.type}; expected text for answer_format='text'")
+    return _text_to_index(raw.cast(pa.string()), choices)
+
+
+def _label_decode(raw: pa.Array, choices: pa.Array, where: str, labels: Any) -> pa.Array:
+    if labels is None:
+        raise InputError("answer_format='label' needs the labels column")
+    return _label_to_index(raw, labels, choices, where)
+
+
+def _label_expected(dtype: pa.DataType, count: int, labels: list[object] | None) -> str:
+    if labels is None:
+        return f"one of the row's labels, one per choice ({count})"
+    if len(labels) != count:
+        return f"one label per choice, but the row has {len(labels)} for {count} choices"
+    twice = next((label for label in labels if labels.count(label) > 1), None)
+    if twice is not None:
+        return (
+            f"one of the row's labels, each label once, but {twice!r} is there "
+            f"{labels.count(twice)} times in {shorten(repr(labels))}"
+        )
+    return f"one of the row's labels {shorten(repr(labels))}"
+
+
+def _label_row(index: int, choices: list[str], labels: list[Any] | None) -> Any:
+    if labels is None:
+        raise InputError("the answer is one of the row's labels, and the row has none")
+    if len(labels) != len(choices):
+        raise InputError(f"{len(labels)} labels for {len(choices)} choices")
+    return labels[index]
+
+
+def _label_array(index: pa.Array, choices: pa.Array, labels: pa.Array | None) -> pa.Array | None:
+    if labels is None:
+        return None
+    if pc.any(pc.not_equal(pc.list_value_length(labels), pc.list_value_length(choices))).as_py():
+        return None
+    return _element(labels, index)
+
+
+def _one_hot_array(index: pa.Array, choices: pa.Array, labels: Any) -> pa.Array:
+    lengths = np.asarray(pc.list_value_length(choices))
+    starts = np.repeat(np.cumsum(lengths) - lengths, lengths)
+    positions = np.arange(lengths.sum()) - starts
+    flags = (positions == np.repeat(np.asarray(index), lengths)).astype(np.int64)
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
+    return pa.ListArray.from_arrays(pa.array(offsets), pa.array(flags))
+
+
+def _element(lists: pa.Array, index: pa.Array) -> pa.Array:
+    """``lists[i][index[i]]`` for every row."""
+    offsets = np.asarray(lists.offsets)[:-1] + np.asarray(index)
+    return lists.values.take(pa.array(offsets))
+
+
+def _letter_read(value: Any) -> int | None:
+    text = str(value).strip().upper()
+    return LETTERS.index(text) if len(text) == 1 and text in LETTERS else None
+
+
+SPELLINGS: dict[str, Spelling] = {
+    "index": Spelling(
+        decode=_index_decode,
+        expected=_index_expected,
+        row=lambda index, choices, labels: index,
+        array=lambda index, choices, labels: index,
+        read=lambda value: _number(value, 0),
+    ),
+    "one_based": Spelling(
+        decode=lambda raw, choices, where, labels: _one_based_to_index(raw, where),
+        expected=_one_based_expected,
+        row=lambda index, choices, labels: index + 1,
+        array=lambda index, choices, labels: pc.add(index, 1),
+        read=lambda value: _number(value, 1),
+    ),
+    "letter": Spelling(
+        decode=lambda raw, choices, where, labels: _letters_to_index(raw),
+        expected=lambda dtype, count, labels: f"a letter 'A'..{LETTERS[count - 1]!r}",
+        row=lambda index, choices, labels: LETTERS[index],
+        array=lambda index, choices, labels: pa.array(list(LETTERS)).take(index),
+        read=_letter_read,
+    ),
+    "text": Spelling(
+        decode=_text_decode,
+        expected=lambda dtype, count, labels: f"the text of one of the {count} choices",
+        row=lambda index, choices, labels: choices[index],
+        array=lambda index, choices, labels: _element(choices, index),
+    ),
+    "label": Spelling(
+        decode=_label_decode, expected=_label_expected, row=_label_row, array=_label_array
+    ),
+    "one_hot": Spelling(
+        decode=lambda raw, choices, where, labels: _one_hot_to_index(raw, choices, where),
+        expected=lambda dtype, count, labels: (
+            f"{count} flags, one per choice, each 0 or 1, exactly one of them 1"
+        ),
+        row=lambda index, choices, labels: [int(i == index) for i in range(len(choices))],
+        array=_one_hot_array,
+    ),
+}
+"""Every answer format's spelling, by name: the one place a format is defined."""

@@ -13,18 +13,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from sdvm_hf.convert._answers import SPELLINGS
 from sdvm_hf.convert._description import Description
 from sdvm_hf.errors import InputError
 
 if TYPE_CHECKING:
     from sdvm_hf.samples import MultipleChoiceSample
-
-
-LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
 __all__ = ["EncodeError", "published_row", "published_table"]
@@ -51,20 +48,6 @@ def get(row: dict[str, Any], path: str) -> Any:
     if not rest:
         raise KeyError(path)
     return get(row[head], rest)
-
-
-def _index(value: Any, answer_format: str) -> int | None:
-    """The answer index a kept raw answer says, for the formats that spell an index."""
-    try:
-        if answer_format == "index":
-            return int(str(value).strip())
-        if answer_format == "one_based":
-            return int(str(value).strip()) - 1
-        if answer_format == "letter":
-            return LETTERS.index(str(value).strip().upper())
-    except ValueError:
-        return None
-    return None
 
 
 def published_row(mapping: Description, sample: MultipleChoiceSample) -> dict[str, Any]:
@@ -101,38 +84,29 @@ def published_row(mapping: Description, sample: MultipleChoiceSample) -> dict[st
 
 
 def _answer(mapping: Description, row: dict[str, Any], index: int, choices: list[str]) -> Any:
+    spelling = SPELLINGS[mapping.answer_format]
     if mapping.answer in mapping.keep:
         try:
             kept = get(row, mapping.answer)
         except KeyError:
             kept = None
-        if kept is not None and _index(kept, mapping.answer_format) == index:
+        if kept is not None and spelling.read(kept) == index:
             return kept
-    form = mapping.answer_format
-    if form == "index":
-        return index
-    if form == "one_based":
-        return index + 1
-    if form == "letter":
-        return LETTERS[index]
-    if form == "text":
-        return choices[index]
-    if form == "one_hot":
-        return [int(i == index) for i in range(len(choices))]
-    assert mapping.labels is not None  # answer_format == "label"
-    try:
-        labels = get(row, mapping.labels)
-    except KeyError:
-        raise EncodeError(
-            f"{mapping.dataset}: the answer is one of the labels in {mapping.labels}, which the "
-            "sample does not keep in extra, so the answer cannot be given back"
-        ) from None
-    if len(labels) != len(choices):
-        raise EncodeError(
-            f"{mapping.dataset}: {len(labels)} labels in {mapping.labels} "
-            f"for {len(choices)} choices"
-        )
-    return labels[index]
+    labels = None
+    if mapping.labels is not None:  # answer_format == "label"
+        try:
+            labels = get(row, mapping.labels)
+        except KeyError:
+            raise EncodeError(
+                f"{mapping.dataset}: the answer is one of the labels in {mapping.labels}, "
+                "which the sample does not keep in extra, so the answer cannot be given back"
+            ) from None
+        if len(labels) != len(choices):
+            raise EncodeError(
+                f"{mapping.dataset}: {len(labels)} labels in {mapping.labels} "
+                f"for {len(choices)} choices"
+            )
+    return spelling.row(index, choices, labels)
 
 
 def _plain(value: Any) -> Any:
@@ -198,34 +172,8 @@ def _whole(column: pa.ChunkedArray) -> pa.Array:
 def _answer_column(
     mapping: Description, columns: dict[str, pa.Array], choices: pa.Array, index: pa.Array
 ) -> pa.Array | None:
-    form = mapping.answer_format
-    if form == "index":
-        return index
-    if form == "one_based":
-        return pc.add(index, 1)
-    if form == "letter":
-        return pa.array(list(LETTERS)).take(index)
-    if form == "text":
-        return _element(choices, index)
-    if form == "one_hot":
-        lengths = np.asarray(pc.list_value_length(choices))
-        starts = np.repeat(np.cumsum(lengths) - lengths, lengths)
-        positions = np.arange(lengths.sum()) - starts
-        flags = (positions == np.repeat(np.asarray(index), lengths)).astype(np.int64)
-        offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
-        return pa.ListArray.from_arrays(pa.array(offsets), pa.array(flags))
     labels = columns.get(mapping.labels or "")
-    if labels is None:
-        return None
-    if pc.any(pc.not_equal(pc.list_value_length(labels), pc.list_value_length(choices))).as_py():
-        return None
-    return _element(labels, index)
-
-
-def _element(lists: pa.Array, index: pa.Array) -> pa.Array:
-    """``lists[i][index[i]]`` for every row."""
-    offsets = np.asarray(lists.offsets)[:-1] + np.asarray(index)
-    return lists.values.take(pa.array(offsets))
+    return SPELLINGS[mapping.answer_format].array(index, choices, labels)
 
 
 def _assemble(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from sdvm_hf._html import Html, el
+from sdvm_hf._wire import letter
 from sdvm_hf.summary import Summary
 from sdvm_hf.verdicts import BAD_WHEN_TRUE
 
@@ -12,11 +13,6 @@ __all__ = ["bad_when", "example_id", "has_fixes", "letter", "section"]
 def section(id: str, heading: str, *body: object) -> Html:
     """A section of the page: its heading and body, anchored at ``id``."""
     return el("section", el("h2", heading), *body, id=id)
-
-
-def letter(position: int) -> str:
-    """The letter a choice position is shown by (A, B, ...; past Z, its number)."""
-    return chr(ord("A") + position) if position < 26 else str(position)
 
 
 def bad_when(block: str, check: str) -> str:
