@@ -23,12 +23,13 @@ import pyarrow.compute as pc
 from sdvm_hf.arrow import Problems, first_per_row, row_chunks
 from sdvm_hf.arrow.rejects import Rejects, json_line
 from sdvm_hf.arrow.sequence import SampleSequence, arrow_table
-from sdvm_hf.convert._description import Description
 from sdvm_hf.convert._table import sample_rows
 from sdvm_hf.errors import ConversionError, InputError, LayoutError
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the mapping imports this module: its type only, for the checker
     import datasets
+
+    from sdvm_hf.convert.mapping import MultipleChoiceMapping as Description
 
 OnError = Literal["raise", "skip"]
 

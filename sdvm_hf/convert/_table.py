@@ -1,7 +1,7 @@
 """The table form's one vectorised pass: a source table to sample rows and the problems found.
 
-:func:`sample_rows` reads a mapping's description (what :class:`Description` names, with no
-import of the mapping) and runs the steps in order: unnest and cast (:func:`prepare`), the
+:func:`sample_rows` reads a mapping's description (its type imported for the checker only:
+the mapping imports this module) and runs the steps in order: unnest and cast (:func:`prepare`), the
 context, the choices, the answer, ``extra``, then the sample rules on the result. Every row
 comes out as a sample row (a bad one may hold anything) and every problem found as a
 :class:`~sdvm_hf.arrow._found.Found`, positions in the table; :mod:`._run` numbers the rows,
@@ -14,6 +14,7 @@ and the table the pass builds cannot disagree.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -31,8 +32,10 @@ from sdvm_hf.convert._cells import (
     safe_cast,
 )
 from sdvm_hf.convert._columns import fill_blank, flatten_paths, join_columns
-from sdvm_hf.convert._description import Description
 from sdvm_hf.errors import LayoutError, PathPart, ProblemKind
+
+if TYPE_CHECKING:  # the mapping imports this module: its type only, for the checker
+    from sdvm_hf.convert.mapping import MultipleChoiceMapping as Description
 
 _WITHHELD = "the labels of this split are withheld, so its rows cannot be samples"
 

@@ -17,10 +17,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from sdvm_hf.convert._answers import SPELLINGS
-from sdvm_hf.convert._description import Description
 from sdvm_hf.errors import InputError
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the mapping imports this module: its type only, for the checker
+    from sdvm_hf.convert.mapping import MultipleChoiceMapping as Description
     from sdvm_hf.samples import MultipleChoiceSample
 
 
