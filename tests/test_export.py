@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -656,3 +657,40 @@ def test_the_table_form_of_the_inverse_half_gives_what_the_row_form_gives(
     by_row = [mapping.encode(sample) for sample in samples]
     typed = pa.Table.from_pylist(by_row).select(schema.names).cast(schema)
     assert by_table.to_pylist() == typed.to_pylist()
+
+
+@pytest.mark.parametrize("value", ["../escaped", "/tmp/abs", "README.md", "a b", ".hidden"])
+def test_a_name_that_is_not_plain_never_becomes_a_path(tmp_path: Path, value: str) -> None:
+    samples = load("hellaswag", split="validation[:3]", bundled=True)
+    write_jsonl(samples, tmp_path / "s.jsonl")  # no record: the names come from the options
+    with pytest.raises(
+        ExportError, match=rf"s\.jsonl: the configuration '{re.escape(value)}' cannot"
+    ):
+        export(tmp_path / "s.jsonl", tmp_path / "out", dataset="hellaswag", config=value)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.jsonl"]  # nothing written anywhere
+
+
+def test_the_manifest_names_its_inputs_by_file_name_only(tmp_path: Path) -> None:
+    write_parquet(load("hellaswag", split="validation[:3]", bundled=True), tmp_path / "s.parquet")
+    export(tmp_path / "s.parquet", tmp_path / "out")
+    for file in (tmp_path / "out").rglob("*"):
+        if file.is_file() and file.suffix in (".json", ".md", ".jsonl"):
+            assert str(tmp_path) not in file.read_text(encoding="utf-8"), file.name
+
+
+def test_a_forged_records_configuration_never_becomes_a_path(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from sdvm_hf.record import read_record, with_record
+
+    write_parquet(load("hellaswag", split="validation[:3]", bundled=True), tmp_path / "s.parquet")
+    record = read_record(tmp_path / "s.parquet")
+    assert record is not None
+    table = pq.read_table(tmp_path / "s.parquet")
+    forged = with_record(table.schema, replace(record, config="../../victim"))
+    pq.write_table(table.replace_schema_metadata(forged.metadata), tmp_path / "f.parquet")
+    with pytest.raises(
+        ExportError, match=r"f\.parquet: the configuration '\.\./\.\./victim' cannot"
+    ):
+        export(tmp_path / "f.parquet", tmp_path / "out")
+    assert not (tmp_path / "out").exists() and not (tmp_path.parent / "victim").exists()

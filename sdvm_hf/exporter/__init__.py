@@ -174,9 +174,11 @@ def _export_with(
                 "datasets.load_dataset cannot read a split of no rows, so nothing was written"
             )
         (staging / "README.md").write_text(card(parts, cards, result), encoding="utf-8")
-        manifest = {"sdvm_hf": version("sdvm-hf"), "inputs": [str(p.resolve()) for p in paths]}
+        # the inputs by name: a published folder names no local path, user or host
+        manifest = {"sdvm_hf": version("sdvm-hf"), "inputs": [p.name for p in paths]}
         (staging / MANIFEST).write_text(
-            json.dumps({**manifest, **result.totals()}, indent=2) + "\n", encoding="utf-8"
+            json.dumps({**manifest, **result.totals(), "folder": folder.name}, indent=2) + "\n",
+            encoding="utf-8",
         )
         move_into_place(staging, folder)
     except BaseException:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from sdvm_hf.convert.mapping import MultipleChoiceMapping
-from sdvm_hf.exporter._types import MANIFEST, ExportError, Part
+from sdvm_hf.exporter._types import MANIFEST, ExportError, Part, check_name
 from sdvm_hf.presets.registry import PRESETS
 from sdvm_hf.record import RecordError, read_record
 from sdvm_hf.sources import parse_split
@@ -91,7 +91,16 @@ def read_part(path: Path, given: dict[str, str | None], count: int) -> Part:
         target = source_layout or mapping.dataset
         config = given["config"] or record.config or "default"
         split = given["split"] or record.split or "train"
-    return Part(path, record, preset, mapping, target, config, parse_split(split).name)
+    split = parse_split(split).name
+    return Part(
+        path,
+        record,
+        preset,
+        mapping,
+        target,
+        check_name("configuration", config, path),
+        check_name("split", split, path),
+    )
 
 
 def check_parts(parts: list[Part]) -> None:

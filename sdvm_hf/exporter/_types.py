@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ __all__ = [
     "ExportError",
     "Exported",
     "Part",
+    "check_name",
 ]
 
 
@@ -29,6 +31,29 @@ ROW_RECORD = "export-record.jsonl"
 
 class ExportError(InputError):
     """Samples that cannot go back to their published layout, and why."""
+
+
+PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+"""What a configuration, split or subject may be to name a folder or file of the export: no
+path, no space, no dot first (so never ``..``)."""
+
+RESERVED = frozenset({"README.md", MANIFEST, ROW_RECORD})
+"""The names of the export's own files at its top, which no configuration may take."""
+
+
+def check_name(kind: str, value: str, where: object) -> str:
+    """``value`` if it can name a configuration or split folder of the export; else refused.
+
+    >>> check_name("configuration", "ARC-Easy", "a.parquet")
+    'ARC-Easy'
+    """
+    if not isinstance(value, str) or not PLAIN_NAME.fullmatch(value) or value in RESERVED:
+        raise ExportError(
+            f"{where}: the {kind} {value!r} cannot name a folder of the export (letters, "
+            "digits, '_', '-' and '.' only, not '.' first, and not one of the export's own "
+            f"files: {', '.join(sorted(RESERVED))})"
+        )
+    return value
 
 
 @dataclass
