@@ -23,6 +23,7 @@ from sdvm_hf.sources._ahead import read_ahead
 from sdvm_hf.sources._convert import MappingChoice, Selection, convert_table
 from sdvm_hf.sources._csv import CsvLayout
 from sdvm_hf.sources._origin import Origin
+from sdvm_hf.sources._parts import WHOLE, Part, shard_batches, shard_count
 from sdvm_hf.sources._split import parse_split
 from sdvm_hf.sources.source import (
     DataFiles,
@@ -30,10 +31,9 @@ from sdvm_hf.sources.source import (
     bundled_file,
     load_table,
     source_length,
-    stream_batches,
     whole,
 )
-from sdvm_hf.sources.streaming import STREAM_ROWS, StreamingSamples
+from sdvm_hf.sources.streaming import PART_ROWS, STREAM_ROWS, StreamingSamples
 
 __all__ = ["HUB_MIRROR", "SourceOptions", "load_mapping", "load_preset"]
 
@@ -74,12 +74,13 @@ def _load(
     if streaming:
         _bound(select, (batch for _, batch in _rows(source)))  # a counting pass if need be
         streamed = StreamingSamples(
-            lambda: origin.watch(_rows(source)),
+            lambda part: origin.watch(_rows(source, part)),
             mapping,
             split,
             on_error,
             select,
             source_length(source) if select is None else None,
+            shards=lambda: shard_count(source),
         )
         streamed.provenance = origin.record
         return streamed
@@ -101,8 +102,10 @@ def _bound(select: Selection | None, tables: Iterable[pa.Table]) -> None:
     select.bound(sum(int(counting.matches(table).sum()) for table in tables) if needs else None)
 
 
-def _rows(source: Source) -> Iterator[tuple[int, pa.Table]]:
-    read = stream_batches(source, STREAM_ROWS)
+def _rows(source: Source, part: Part = WHOLE) -> Iterator[tuple[int, pa.Table]]:
+    """The batches of ``part``'s shards; smaller ones when its readers share them batch-wise."""
+    size = STREAM_ROWS if part.count == 1 else PART_ROWS
+    read = shard_batches(source, size, part.shards)
     # local files: the next batch is read while this one is converted and written
     return read_ahead(read) if source.files is not None else read
 
