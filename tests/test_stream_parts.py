@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import pickle
 from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
@@ -167,18 +168,36 @@ def _collate(batch: list[Any]) -> list[int]:
     return ids(batch)
 
 
+def test_a_stream_pickles_and_its_copy_reads_the_same_rows(parquet: Path) -> None:
+    """What a DataLoader's ``spawn`` start method needs: the stream travels to the worker."""
+    streamed = _stream(parquet, "validation[5:250]").shard(3, 1)
+    copy = pickle.loads(pickle.dumps(streamed))
+    assert ids(copy) == ids(streamed) and len(ids(copy)) > 50
+    files = str(bundled_file("mmlu_test.parquet"))
+    subject = stream("mmlu", "astronomy", data_files=files)
+    assert [s.context for s in pickle.loads(pickle.dumps(subject))] == [s.context for s in subject]
+
+
 @needs_torch
 @pytest.mark.timeout(300)
-@pytest.mark.parametrize("source", ["parquet", "jsonl"])
+@pytest.mark.parametrize(
+    ("source", "start"), [("parquet", "fork"), ("jsonl", "fork"), ("parquet", "spawn")]
+)
 def test_a_dataloader_with_two_workers_gets_every_row_once(
-    source: str, request: pytest.FixtureRequest
+    source: str, start: str, request: pytest.FixtureRequest
 ) -> None:
     from torch.utils.data import DataLoader, IterableDataset
 
     path = request.getfixturevalue(source)
     streamed = _stream(path)
     assert isinstance(streamed, IterableDataset)
-    loader = DataLoader(streamed, batch_size=16, num_workers=2, collate_fn=_collate)
+    loader = DataLoader(
+        streamed,
+        batch_size=16,
+        num_workers=2,
+        collate_fn=_collate,
+        multiprocessing_context=start,
+    )
     got = [row for batch in loader for row in batch]
     assert sorted(got) == sorted(every_row(path))
     # the datasets view too, shared out by datasets itself

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import TypedDict, Unpack
 
@@ -73,14 +74,14 @@ def _load(
         source = whole(source)
     if streaming:
         _bound(select, (batch for _, batch in _rows(source)))  # a counting pass if need be
-        streamed = StreamingSamples(
-            lambda part: origin.watch(_rows(source, part)),
+        streamed = StreamingSamples(  # partials, not closures: a stream pickles (spawn)
+            partial(_watched_rows, origin, source),
             mapping,
             split,
             on_error,
             select,
             source_length(source) if select is None else None,
-            shards=lambda: shard_count(source),
+            shards=partial(shard_count, source),
         )
         streamed.provenance = origin.record
         return streamed
@@ -100,6 +101,14 @@ def _bound(select: Selection | None, tables: Iterable[pa.Table]) -> None:
     counting = select.fresh()
     needs = select.window.needs_length
     select.bound(sum(int(counting.matches(table).sum()) for table in tables) if needs else None)
+
+
+def _pick(origin: Origin, layout: str | None, columns: Sequence[str]) -> MultipleChoiceMapping:
+    return origin.pick(columns, layout)
+
+
+def _watched_rows(origin: Origin, source: Source, part: Part) -> Iterator[tuple[int, pa.Table]]:
+    return origin.watch(_rows(source, part))
 
 
 def _rows(source: Source, part: Part = WHOLE) -> Iterator[tuple[int, pa.Table]]:
@@ -280,9 +289,7 @@ def load_preset(
     _check_config(preset, config, local=source.files is not None)
     origin = Origin(preset, source, config or preset.config)
 
-    def pick(columns: Sequence[str]) -> MultipleChoiceMapping:
-        return origin.pick(columns, layout)
-
+    pick = partial(_pick, origin, layout)  # a partial, not a closure: a stream pickles
     select = None
     local = source.files is not None
     if local and config is not None and config != preset.config and preset.config_column:
