@@ -26,7 +26,7 @@ import pyarrow as pa
 from sdvm_hf.arrow.rejects import Rejects
 from sdvm_hf.arrow.sequence import SampleSequence, samples_to_table
 from sdvm_hf.samples import MultipleChoiceSample
-from sdvm_hf.sources.streaming import StreamingSamples
+from sdvm_hf.sources.streaming import WHOLE, Part, StreamingSamples
 from sdvm_hf.summary import ORDER_KEY
 
 __all__ = ["ORDER_KEY", "refers_to_other_choices", "shuffle_choices", "shuffle_table"]
@@ -149,15 +149,17 @@ class _ShuffledStream(StreamingSamples):
         self._seed = seed
         self.left_in_place = 0
 
-    def _converted(self) -> Iterator[tuple[pa.Table, Rejects]]:
+    def _converted(self, parts: Sequence[Part] = (WHOLE,)) -> Iterator[tuple[pa.Table, Rejects]]:
         self.left_in_place = 0
-        for table, rejects in super()._converted():
+        for table, rejects in super()._converted(parts):
             shuffled, kept = shuffle_table(table, self._seed)
             self.left_in_place += kept
             yield shuffled, rejects
 
-    def _then(self, step: tuple[str, int, int | None]) -> StreamingSamples:
-        return _ShuffledStream(super()._then(step), self._seed)
+    def _then(
+        self, step: tuple[str, int, int | None] | None, node: tuple[int, int] | None = None
+    ) -> StreamingSamples:
+        return _ShuffledStream(super()._then(step, node), self._seed)
 
 
 @overload

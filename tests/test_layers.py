@@ -20,6 +20,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("sdvm_hf.convert",),
     ("sdvm_hf.sources",),
     ("sdvm_hf.presets",),
+    ("sdvm_hf.training",),
     ("sdvm_hf.files", "sdvm_hf.summary", "sdvm_hf._html", "sdvm_hf.engines", "sdvm_hf.render.text"),
     ("sdvm_hf.diff", "sdvm_hf.shuffle"),
     ("sdvm_hf.render",),

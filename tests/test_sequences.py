@@ -78,6 +78,46 @@ def test_list_and_numpy_indexing(hellaswag: SampleSequence) -> None:
         hellaswag[np.array([0.5])]
 
 
+def test_getitems_fetches_a_batch_as_indexing_would(hellaswag: SampleSequence) -> None:
+    got = hellaswag.__getitems__([5, 0, -1, 5])
+    assert isinstance(got, list)
+    assert_same_samples(got, [hellaswag[5], hellaswag[0], hellaswag[295], hellaswag[5]])
+    assert hellaswag.__getitems__(np.array([], np.int64)) == []
+    with pytest.raises(IndexError, match="sample index -297 out of range for 296 samples"):
+        hellaswag.__getitems__([0, -297])
+    with pytest.raises(TypeError, match="indexed by an int, a slice, or a list"):
+        hellaswag.__getitems__([[0, 1]])  # type: ignore[list-item]
+
+
+def test_getitems_keeps_the_blocks_of_audited_samples(hellaswag: SampleSequence) -> None:
+    audited = hellaswag[1].model_copy(update={"audit": {"verdict": "pass", "checks": [1]}})
+    samples = SampleSequence(samples_to_table([hellaswag[0], audited]))
+    got = samples.__getitems__([1, 0])
+    assert got[0].audit == {"verdict": "pass", "checks": [1]} and got[1].audit is None
+    assert_same_samples(got, [audited, hellaswag[0]])
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("torch") is None, reason="torch is not installed (optional)"
+)
+def test_a_shuffled_dataloader_fetches_whole_batches(
+    hellaswag: SampleSequence, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from torch.utils.data import DataLoader
+
+    def one_row(self: SampleSequence, index: object) -> None:
+        raise AssertionError(f"fetched row by row: {index!r}")
+
+    monkeypatch.setattr(SampleSequence, "__getitem__", one_row)
+    loader = DataLoader(hellaswag, batch_size=32, shuffle=True, collate_fn=lambda batch: batch)
+    batches = list(loader)
+    assert [len(batch) for batch in batches] == [32] * 9 + [8]
+    monkeypatch.undo()
+    contexts = sorted(sample.context for batch in batches for sample in batch)
+    assert contexts == sorted(sample.context for sample in hellaswag)
+    assert [s.context for s in batches[0]] != [s.context for s in hellaswag[:32]]
+
+
 def test_read_jsonl_is_a_lazy_sequence(hellaswag: SampleSequence, tmp_path: Path) -> None:
     write_jsonl(hellaswag, tmp_path / "h.jsonl")
     read = read_jsonl(tmp_path / "h.jsonl")

@@ -72,6 +72,14 @@ def test_import_sdvm_hf_imports_only_what_a_name_needs() -> None:
     ) == set()
 
 
+def test_training_code_and_streams_import_no_torch() -> None:
+    """torch stays optional: looked up in ``sys.modules``, used only when the caller has it."""
+    optional = {"torch", "transformers", "tokenizers"}
+    assert optional & _imported_after("import sdvm_hf.training") == set()
+    code = "from sdvm_hf import stream\nassert sum(1 for _ in stream('hellaswag', bundled=True))"
+    assert optional & _imported_after(code) == set()
+
+
 def test_the_parser_data_is_the_modules_data() -> None:
     from sdvm_hf.convert._answers import ANSWER_FORMATS
     from sdvm_hf.exporter import POLICIES

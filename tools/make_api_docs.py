@@ -33,6 +33,7 @@ NAMESPACES = [
     "sdvm_hf.service",
     "sdvm_hf.exporter",
     "sdvm_hf.exporter.policy",
+    "sdvm_hf.training",
 ]
 """The namespaces a user imports from, in the order the page lists them."""
 

@@ -34,16 +34,19 @@ def row_chunks(table: pa.Table, limit: int | None = None) -> Iterator[tuple[int,
         yield start, table.slice(start, step)
 
 
-def take(table: pa.Table, positions: np.ndarray, limit: int | None = None) -> pa.Table:
+def take(
+    table: pa.Table, positions: np.ndarray, limit: int | None = None, size: int | None = None
+) -> pa.Table:
     """The rows of ``table`` at ``positions``, in that order, at any size.
 
     Arrow's ``take`` concatenates a column's chunks first and overflows past 2 GiB of string
     data; here each piece of about ``limit`` bytes (default :data:`CHUNK_BYTES`) is taken
-    chunk by chunk and put back in order.
+    chunk by chunk and put back in order. ``size`` is ``table.nbytes`` when the caller knows
+    it (measuring it costs as much as taking a batch of rows).
     """
     positions = np.asarray(positions, np.int64)
     limit = CHUNK_BYTES if limit is None else limit
-    size = table.nbytes
+    size = table.nbytes if size is None else size
     if size <= limit or not len(positions):
         return table.take(pa.array(positions, pa.int64()))
     batches = table.to_batches()

@@ -197,7 +197,10 @@ def _blocks(column: pa.ChunkedArray | pa.Array) -> list[Any]:
 
 
 def decode(batch: pa.Table | pa.RecordBatch) -> Iterator[MultipleChoiceSample]:
-    """Typed samples of a checked, canonical batch, column by column."""
+    """Typed samples of a checked, canonical batch, column by column.
+
+    A block column left out of ``batch`` (one that is null in every row) decodes to ``None``.
+    """
     # the sample types (pydantic) are imported when the first sample is built, not when
     # the sample table is: a load written straight to Parquet never builds one
     from sdvm_hf.samples import MultipleChoiceSample, class_for_style
@@ -205,13 +208,15 @@ def decode(batch: pa.Table | pa.RecordBatch) -> Iterator[MultipleChoiceSample]:
     fields_set = frozenset(MultipleChoiceSample.model_fields)
     extras = [frozen_copy(value) for value in plain_extras(batch)]
     classes = {style: class_for_style(style) for style in STYLES}
+    names = set(batch.column_names)
+    nones = [None] * batch.num_rows
     for style, context, choices, answer, extra, audit, fix, reaudit in zip(
         batch.column("style").to_pylist(),
         batch.column("context").to_pylist(),
         batch.column("choices").to_pylist(),
         batch.column("answer_index").to_pylist(),
         extras,
-        *(_blocks(batch.column(key)) for key in BLOCKS),
+        *(_blocks(batch.column(key)) if key in names else nones for key in BLOCKS),
         strict=True,
     ):
         yield _trusted(

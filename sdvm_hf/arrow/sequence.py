@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Protocol, overload, runtime_checkable
 import numpy as np
 import pyarrow as pa
 
-from sdvm_hf._wire import shorten
+from sdvm_hf._wire import BLOCKS, shorten
 from sdvm_hf.arrow._chunks import take
 from sdvm_hf.arrow._codec import decode, encode
 from sdvm_hf.arrow._concat import concatenate_tables
@@ -90,6 +90,8 @@ class SampleSequence(Sequence["MultipleChoiceSample"]):
         self.source = source
         """Where the samples were read from: a file's path, or what built them."""
         self.rejects: Rejects = Rejects() if rejects is None else rejects
+        self._bytes: int | None = None
+        self._fetched: pa.Table | None = None
 
     @classmethod
     def from_dataset(cls, dataset: datasets.Dataset, *, source: str = "dataset") -> SampleSequence:
@@ -151,6 +153,27 @@ class SampleSequence(Sequence["MultipleChoiceSample"]):
             if not 0 <= position < length:
                 raise IndexError(f"sample index {index} out of range for {length} samples")
             return next(decode(self._table.slice(position, 1)))
+        return SampleSequence(self._taken(self._positions(index)), validate=False)
+
+    def __getitems__(self, indices: Sequence[int] | np.ndarray) -> list[MultipleChoiceSample]:
+        """The samples at ``indices``, in that order: one Arrow ``take``, one decoding pass.
+
+        PyTorch's batch fetch: a ``DataLoader`` with automatic batching hands a map-style
+        dataset that has this method each batch's indices at once, rather than indexing it
+        row by row. Indices are checked as :meth:`__getitem__` checks a list of ints.
+        """
+        if self._fetched is None:  # what decoding reads: no all-null block, no task_type
+            table = self._table
+            unread = {"task_type"} | {
+                key for key in BLOCKS if table.column(key).null_count == table.num_rows
+            }
+            self._fetched = table.select([n for n in table.column_names if n not in unread])
+        positions = self._positions(indices)
+        return list(decode(take(self._fetched, positions, size=self._size())))
+
+    def _positions(self, index: object) -> np.ndarray:
+        """A list or 1-D array of ints as checked positions (negative ones counted back)."""
+        length = len(self)
         positions = np.asarray(index)
         if positions.ndim != 1 or not (
             positions.size == 0 or np.issubdtype(positions.dtype, np.integer)
@@ -159,15 +182,27 @@ class SampleSequence(Sequence["MultipleChoiceSample"]):
                 f"samples are indexed by an int, a slice, or a list or 1-D array of ints, "
                 f"got {type(index).__name__} {shorten(repr(index), 60)}"
             )
-        positions = positions.astype(np.int64)
+        positions = positions.astype(np.int64, copy=False)
+        if not positions.size or (positions.min() >= 0 and positions.max() < length):
+            return positions  # the usual case, checked in two passes
         outside = (positions < -length) | (positions >= length)
         if outside.any():
             bad = int(positions[outside][0])
             raise IndexError(f"sample index {bad} out of range for {length} samples")
-        return self._take(np.where(positions < 0, positions + length, positions))
+        return np.where(positions < 0, positions + length, positions)
 
     def _take(self, positions: np.ndarray) -> SampleSequence:
-        return SampleSequence(take(self._table, positions), validate=False)
+        return SampleSequence(self._taken(positions), validate=False)
+
+    def _taken(self, positions: np.ndarray) -> pa.Table:
+        """The rows at checked ``positions``."""
+        return take(self._table, positions, size=self._size())
+
+    def _size(self) -> int:
+        """The table's bytes, measured once (it costs as much as taking a batch of rows)."""
+        if self._bytes is None:
+            self._bytes = int(self._table.nbytes)
+        return self._bytes
 
     def __iter__(self) -> Iterator[MultipleChoiceSample]:
         for batch in self._table.to_batches(max_chunksize=_BATCH_ROWS):

@@ -13,7 +13,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from sdvm_hf._progress import bar
+from sdvm_hf._progress import bar, quiet
 from sdvm_hf.arrow import utf8_problems
 from sdvm_hf.arrow.rejects import Rejects
 from sdvm_hf.arrow.sequence import SampleSequence
@@ -99,19 +99,26 @@ def conversions(
     on_error: OnError,
     select: Selection | None = None,
     total: int | None = None,
+    keep: Callable[[int], bool] | None = None,
 ) -> Iterator[Conversion]:
     """Convert batch by batch; rows keep their numbers in the split, selected or not.
 
     Each batch comes with the split's number of its first row. A progress bar counts the rows
-    on a terminal (see :mod:`sdvm_hf._progress`).
+    on a terminal (see :mod:`sdvm_hf._progress`). With ``keep``, only the batches it keeps
+    (by their number, from 0) are converted: one reader's part of a shared stream, which
+    draws no bar (its siblings would draw theirs over it).
     """
-    with bar(total, f"converting {split}") as progress:
-        for first_row, batch in batches:
+    with quiet(keep is not None):
+        progress = bar(total, f"converting {split}")
+    with progress:
+        for number, (first_row, batch) in enumerate(batches):
             rows = np.arange(first_row, first_row + batch.num_rows, dtype=np.int64)
             size = batch.num_rows
             if select is not None:
                 mask = select.mask(batch)
                 batch, rows = batch.filter(pa.array(mask)), rows[mask]
+            if keep is not None and not keep(number):
+                continue
             resolved = resolve(mapping, batch.column_names, split)
             broken = utf8_problems(batch)
             if broken:  # a damaged file, not a bad row: even skip mode cannot write it out

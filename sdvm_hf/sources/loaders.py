@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import TypedDict, Unpack
 
@@ -24,6 +25,7 @@ from sdvm_hf.sources._ahead import read_ahead
 from sdvm_hf.sources._convert import MappingChoice, Selection, convert_table
 from sdvm_hf.sources._csv import CsvLayout
 from sdvm_hf.sources._origin import Origin
+from sdvm_hf.sources._parts import WHOLE, Part, shard_batches, shard_count
 from sdvm_hf.sources._split import parse_split
 from sdvm_hf.sources.source import (
     DataFiles,
@@ -31,10 +33,9 @@ from sdvm_hf.sources.source import (
     bundled_file,
     load_table,
     source_length,
-    stream_batches,
     whole,
 )
-from sdvm_hf.sources.streaming import STREAM_ROWS, StreamingSamples
+from sdvm_hf.sources.streaming import PART_ROWS, STREAM_ROWS, StreamingSamples
 
 __all__ = ["HUB_MIRROR", "SourceOptions", "load_mapping", "load_preset"]
 
@@ -74,13 +75,14 @@ def _load(
         source = whole(source)
     if streaming:
         _bound(select, (batch for _, batch in _rows(source)))  # a counting pass if need be
-        streamed = StreamingSamples(
-            lambda: origin.watch(_rows(source)),
+        streamed = StreamingSamples(  # partials, not closures: a stream pickles (spawn)
+            partial(_watched_rows, origin, source),
             mapping,
             split,
             on_error,
             select,
             source_length(source) if select is None else None,
+            shards=partial(shard_count, source),
         )
         streamed.provenance = origin.record
         return streamed
@@ -102,8 +104,22 @@ def _bound(select: Selection | None, tables: Iterable[pa.Table]) -> None:
     select.bound(sum(int(counting.matches(table).sum()) for table in tables) if needs else None)
 
 
-def _rows(source: Source) -> Iterator[tuple[int, pa.Table]]:
-    read = stream_batches(source, STREAM_ROWS)
+def _pick(origin: Origin, layout: str | None, columns: Sequence[str]) -> MultipleChoiceMapping:
+    assert origin.preset is not None
+    chosen = origin.preset.layout_of(columns) if layout is None else layout
+    mapping = origin.preset.mapping(columns, chosen)
+    origin.read_as(chosen, mapping)  # the layout handed to the record, once it is known
+    return mapping
+
+
+def _watched_rows(origin: Origin, source: Source, part: Part) -> Iterator[tuple[int, pa.Table]]:
+    return origin.watch(_rows(source, part))
+
+
+def _rows(source: Source, part: Part = WHOLE) -> Iterator[tuple[int, pa.Table]]:
+    """The batches of ``part``'s shards; smaller ones when its readers share them batch-wise."""
+    size = STREAM_ROWS if part.count == 1 else PART_ROWS
+    read = shard_batches(source, size, part.shards)
     # local files: the next batch is read while this one is converted and written
     return read_ahead(read) if source.files is not None else read
 
@@ -278,12 +294,7 @@ def load_preset(
     _check_config(preset, config, local=source.files is not None)
     origin = Origin(preset, source, config or preset.config)
 
-    def pick(columns: Sequence[str]) -> MultipleChoiceMapping:
-        chosen = preset.layout_of(columns) if layout is None else layout
-        mapping = preset.mapping(columns, chosen)
-        origin.read_as(chosen, mapping)  # the layout handed to the record, once it is known
-        return mapping
-
+    pick = partial(_pick, origin, layout)  # a partial, not a closure: a stream pickles
     select = None
     local = source.files is not None
     if local and config is not None and config != preset.config and preset.config_column:
