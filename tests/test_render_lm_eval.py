@@ -1,0 +1,207 @@
+"""The lm-eval formulation makes exactly the requests lm-evaluation-harness 0.4.13's tasks make.
+
+Each task is built by lm-eval itself from its own YAML (``TaskManager``), offline, reading the
+fixture files: the one override is where the data comes from, ``dataset_path: parquet`` with
+``dataset_kwargs.data_files`` naming the fixture for each split the task reads (and a
+``cache_dir`` in the test's folder), since the Hub is unreachable; ``dataset_name`` is
+dropped with it (the file is that configuration's split). Where the fixtures hold no
+few-shot split, the evaluation file stands in for it (noted per case): the draw then meets
+the document itself, which exercises lm-eval's leaving it out. Everything else (templates,
+``process_docs``, delimiters, description, sampler, seed 1234 shared across the documents)
+is the task's own. Our side renders the published rows that ``load(...)`` gives back through
+the mapping's ``encode`` (SciQ and COPA, which have no preset here: the raw rows).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import pytest
+
+from sdvm_hf import load
+from sdvm_hf.formulations.lm_eval import (
+    LM_EVAL_FEWSHOT_SEED,
+    lm_eval_fewshot_rows,
+    lm_eval_label,
+    lm_eval_requests,
+    lm_eval_task_name,
+)
+from sdvm_hf.presets.registry import PRESETS
+
+FIX = Path(__file__).parent / "fixtures"
+HUB_MMLU = FIX / "hub" / "cais" / "mmlu"
+Row = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Case:
+    """One lm-eval task on fixture files; ``shots`` the ``--num_fewshot`` values tried."""
+
+    task: str
+    dataset: str
+    config: str | None
+    files: dict[str, Path]  # lm-eval's split -> the fixture it reads
+    rows: tuple[str, Path]  # our side: the split and file of the rows rendered
+    pool: tuple[str, Path] | None = None  # our side: the few-shot split and file
+    shots: tuple[int, ...] = (0, 2)
+    raw: bool = False  # render the file's raw rows (no preset), not load + encode
+    notes: str = ""
+    only: dict[str, str] = field(default_factory=dict)  # MMLU: keep rows with column == value
+
+
+def _cases() -> list[Case]:
+    hs, arc = FIX / "hellaswag" / "validation.parquet", FIX / "arc"
+    obqa, wg = FIX / "openbookqa", FIX / "winogrande"
+    csqa = FIX / "commonsense_qa" / "default-validation.parquet"
+    piqa, siqa = FIX / "piqa" / "default-validation.parquet", FIX / "social_i_qa"
+    swag = FIX / "swag" / "regular-validation.parquet"
+    tqa = FIX / "truthfulqa" / "multiple_choice-validation.parquet"
+    sciq, copa = (
+        FIX / "lm_eval" / "sciq-validation.parquet",
+        FIX / "lm_eval" / "copa-validation.parquet",
+    )
+    pro, dev = FIX / "mmlu" / "mmlu_pro.parquet", FIX / "lm_eval" / "mmlu-dev.parquet"
+    chal, chal_train = arc / "ARC-Challenge-test.parquet", arc / "ARC-Challenge-train.parquet"
+    same = "train is the evaluation file (no train fixture)"
+    return [
+        Case("hellaswag", "hellaswag", None, {"validation": hs, "train": hs}, ("validation", hs), ("validation", hs), notes=same),
+        Case("arc_challenge", "arc", "ARC-Challenge", {"test": chal, "train": chal_train}, ("test", chal), ("train", chal_train)),
+        Case("arc_easy", "arc", "ARC-Easy", {"test": chal, "train": chal_train}, ("test", chal), ("train", chal_train), notes="ARC-Challenge rows read as ARC-Easy (same layout)"),
+        Case("openbookqa", "openbookqa", "main", {"test": obqa / "main-test.parquet", "train": obqa / "main-train.parquet"}, ("test", obqa / "main-test.parquet"), ("train", obqa / "main-train.parquet")),
+        Case("commonsense_qa", "commonsense_qa", None, {"validation": csqa, "train": csqa}, ("validation", csqa), ("validation", csqa), (0, 1), notes=same),
+        Case("piqa", "piqa", None, {"validation": piqa, "train": piqa}, ("validation", piqa), ("validation", piqa), notes=same),
+        Case("social_iqa", "social_i_qa", None, {"validation": siqa / "default-validation.parquet", "train": siqa / "default-validation.parquet"}, ("validation", siqa / "default-validation.parquet"), ("validation", siqa / "default-validation.parquet"), (0, 1), notes=same),
+        Case("winogrande", "winogrande", "winogrande_xl", {"validation": wg / "winogrande_xl-validation.parquet", "train": wg / "winogrande_xl-train.parquet"}, ("validation", wg / "winogrande_xl-validation.parquet"), ("train", wg / "winogrande_xl-train.parquet")),
+        Case("swag", "swag", "regular", {"validation": swag, "train": swag}, ("validation", swag), ("validation", swag), notes=same),
+        Case("truthfulqa_mc1", "truthfulqa", "multiple_choice", {"validation": tqa}, ("validation", tqa), None, (0,)),
+        Case("sciq", "sciq", None, {"test": sciq, "train": sciq}, ("test", sciq), ("train", sciq), raw=True, notes="its validation rows as the test split, and as train"),
+        Case("copa", "copa", None, {"validation": copa, "train": copa}, ("validation", copa), ("validation", copa), raw=True, notes=same),
+        *(
+            Case(f"mmlu_{s}", "mmlu", config, {"test": HUB_MMLU / s / "test-00000-of-00001.parquet", "dev": dev}, ("test", FIX / "mmlu" / "cais_test.parquet"), ("dev", dev), (0, 2, 5), only={"subject": s})
+            for s in ("astronomy", "virology")
+            for config in (s, None)
+        ),
+        Case("mmlu_pro_business", "mmlu", None, {"test": pro, "validation": pro}, ("test", pro), ("test", pro), (0, 2, 5), notes="validation is the test file (no MMLU-Pro validation rows)"),
+        Case("mmlu_pro_psychology", "mmlu", None, {"test": pro, "validation": pro}, ("test", pro), ("test", pro), (0, 1), raw=True, notes="raw: one of its rows has one option, which load rejects"),
+    ]  # fmt: skip
+
+
+CASES = _cases()
+
+
+@cache
+def _manager() -> Any:
+    pytest.importorskip("lm_eval", reason="lm_eval is not installed: pip install lm_eval")
+    from lm_eval.tasks import TaskManager
+
+    return TaskManager()
+
+
+def _lm_eval_task(name: str, files: dict[str, Path], shots: int, cache_dir: Path) -> Any:
+    """lm-eval's own task, its data read from ``files``, its requests built for ``shots``."""
+    from lm_eval.api.task import ConfigurableTask
+
+    manager = _manager()
+    kwargs = {"data_files": {k: str(v) for k, v in files.items()}, "cache_dir": str(cache_dir)}
+    overrides = {"dataset_path": "parquet", "dataset_name": None, "dataset_kwargs": kwargs}
+    config = manager._factory._load_full_config(manager.task_index[name], overrides)
+    task = ConfigurableTask(config=config)
+    if task.get_config("num_fewshot") != 0:  # as the evaluator does: 0 in the YAML stays 0
+        task.set_config(key="num_fewshot", value=shots)
+    task.set_fewshot_seed(seed=1234)
+    task.build_all_requests()
+    return task
+
+
+def _lm_eval_side(task: Any) -> list[list[tuple[str, str]]]:
+    """The task's requests, document by document (a generation request as ``(ctx, "")``)."""
+    docs: dict[int, list[tuple[str, str]]] = {}
+    for instance in task.instances:
+        context, second = instance.arguments
+        if instance.request_type == "generate_until":
+            assert isinstance(second, dict)
+            second = ""
+        docs.setdefault(instance.doc_id, []).append((context, second))
+    return [docs[i] for i in sorted(docs)]
+
+
+def _gold(task: Any, doc: Row) -> int:
+    """The gold index as lm-eval's ``process_results`` reads it (a letter for MMLU-Pro)."""
+    if task.OUTPUT_TYPE == "generate_until":
+        return "ABCDEFGHIJ".index(task.doc_to_target(doc))
+    gold = task.doc_to_text(doc) if task.multiple_input else task.doc_to_target(doc)
+    return gold if isinstance(gold, int) else task.doc_to_choice(doc).index(gold)
+
+
+def published(case: Case, split: str, path: Path, *, narrow: bool = True) -> list[Row]:
+    """The rows we render: the published rows ``load`` gives back, or the file's raw rows.
+
+    ``narrow``: only the rows of the case's MMLU subject or MMLU-Pro category (lm-eval's
+    ``dataset_name`` or ``process_docs``); the few-shot pool is left whole, for
+    :func:`lm_eval_fewshot_rows` to narrow.
+    """
+    if case.raw:
+        rows: list[Row] = pq.read_table(path).to_pylist()
+    else:
+        samples = load(case.dataset, case.config, split, data_files=path, on_error="skip")
+        preset = PRESETS[case.dataset]
+        mapping = preset.mapping(pq.read_schema(path).names)
+        rows = []
+        for sample in samples:
+            row = mapping.encode(sample)
+            if preset.follow is not None:
+                preset.follow(row, sample)
+            rows.append(row)
+    if not narrow:
+        return rows
+    if case.task.startswith("mmlu_pro_"):
+        category = case.task.removeprefix("mmlu_pro_").replace("_", " ")
+        rows = [r for r in rows if r["category"] == category]
+    return [r for r in rows if all(r[k] == v for k, v in case.only.items())]
+
+
+def ours(case: Case, shots: int) -> tuple[list[list[tuple[str, str]]], list[int]]:
+    rows = published(case, *case.rows)
+    pool = [] if case.pool is None else published(case, *case.pool, narrow=False)
+    rnd = random.Random(LM_EVAL_FEWSHOT_SEED)
+    requests = []
+    for row in rows:
+        fewshot = lm_eval_fewshot_rows(case.dataset, case.config, pool, shots, row, rnd=rnd)
+        requests.append(lm_eval_requests(case.dataset, case.config, row, fewshot))
+    return requests, [lm_eval_label(case.dataset, case.config, row) for row in rows]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("case", "shots"),
+    [(case, k) for case in CASES for k in case.shots],
+    ids=[f"{case.task}-{case.config}-{k}shot" for case in CASES for k in case.shots],
+)
+def test_requests_are_lm_eval_s_own_request_for_request(
+    case: Case, shots: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    assert (
+        lm_eval_task_name(case.dataset, case.config, row=published(case, *case.rows)[0])
+        == case.task
+    )
+    files = dict(case.files)
+    for column, value in case.only.items():  # the Hub's configuration: that subject's rows
+        table = pq.read_table(files["dev"])
+        files["dev"] = tmp_path / "dev.parquet"
+        pq.write_table(table.filter(pc.equal(table.column(column), value)), files["dev"])
+    task = _lm_eval_task(case.task, files, shots, tmp_path / "cache")
+    want = _lm_eval_side(task)
+    got, labels = ours(case, shots)
+    assert want and len(got) == len(want)
+    for doc, (mine, theirs) in enumerate(zip(got, want, strict=True)):
+        assert mine == theirs, f"{case.task} document {doc}"
+    assert labels == [_gold(task, doc) for doc in task.eval_docs]
+    if shots and case.task != "truthfulqa_mc1":  # the shots are there, not an empty draw
+        assert got != ours(case, 0)[0]
