@@ -26,7 +26,10 @@ import pytest
 
 from sdvm_hf import load
 from sdvm_hf.formulations.lm_eval import (
+    LM_EVAL_DATASETS,
     LM_EVAL_FEWSHOT_SEED,
+    MMLU_PRO_CATEGORIES,
+    MMLU_SUBJECTS,
     lm_eval_fewshot_rows,
     lm_eval_label,
     lm_eval_requests,
@@ -205,3 +208,149 @@ def test_requests_are_lm_eval_s_own_request_for_request(
     assert labels == [_gold(task, doc) for doc in task.eval_docs]
     if shots and case.task != "truthfulqa_mc1":  # the shots are there, not an empty draw
         assert got != ours(case, 0)[0]
+
+
+ASTRONOMY = {
+    "question": "Why is Mars red? ",
+    "subject": "astronomy",
+    "choices": ["Dust", "Rust", "Paint", "Light"],
+    "answer": 1,
+}
+PRO = {
+    "question_id": 1,
+    "question": "Which is a noble gas?",
+    "options": ["Neon", " Iron "],
+    "answer": "A",
+    "answer_index": 0,
+    "cot_content": "A: Let's think step by step. Neon is inert. The answer is (A).",
+    "category": "computer science",
+    "src": "x",
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "name", [f"mmlu_{s}" for s in MMLU_SUBJECTS] + [f"mmlu_pro_{c}" for c in MMLU_PRO_CATEGORIES]
+)
+def test_every_mmlu_task_s_description_and_rows_are_lm_eval_s(name: str) -> None:
+    manager = _manager()
+    config = manager._factory._load_full_config(manager.task_index[name], None)
+    if name.startswith("mmlu_pro_"):
+        category = config["process_docs"].keywords["subject"]  # utils.process_docs's filter
+        row = {**PRO, "category": category}
+        assert lm_eval_task_name("mmlu", None, row=row) == name
+        named = name if category in MMLU_SUBJECTS else category  # philosophy: both have it
+        assert lm_eval_task_name("mmlu", named) == name
+        assert config["fewshot_config"]["sampler"] == "first_n"
+    else:
+        row = {**ASTRONOMY, "subject": config["dataset_name"]}
+        assert lm_eval_task_name("mmlu", config["dataset_name"]) == name
+        assert config["fewshot_config"] == {"sampler": "first_n"}
+    context = lm_eval_requests("mmlu", None, row)[0][0]
+    assert context.startswith(config["description"])
+    assert context.count(config["description"]) == 1
+
+
+@pytest.mark.slow
+def test_the_mmlu_tasks_are_lm_eval_s_default_mmlu_and_mmlu_pro_tasks() -> None:
+    folders = {("mmlu", "default"), ("tasks", "mmlu_pro")}  # lm_eval/tasks/<these>/<task>.yaml
+    theirs = {
+        name
+        for name, entry in _manager().task_index.items()
+        if entry.yaml_path is not None
+        and (Path(entry.yaml_path).parent.parent.name, Path(entry.yaml_path).parent.name) in folders
+        and Path(entry.yaml_path).name == f"{name}.yaml"
+    }
+    ours = {f"mmlu_{s}" for s in MMLU_SUBJECTS} | {f"mmlu_pro_{c}" for c in MMLU_PRO_CATEGORIES}
+    assert theirs == ours
+
+
+def test_the_task_names_follow_the_configurations() -> None:
+    assert lm_eval_task_name("arc", "ARC-Easy") == "arc_easy"
+    assert lm_eval_task_name("arc", None) == "arc_challenge"
+    assert lm_eval_task_name("social_i_qa", None) == "social_iqa"
+    assert lm_eval_task_name("truthfulqa", "multiple_choice") == "truthfulqa_mc1"
+    assert lm_eval_task_name("winogrande", "winogrande_debiased") == "winogrande"
+    assert lm_eval_task_name("mmlu", "astronomy") == "mmlu_astronomy"
+    assert lm_eval_task_name("mmlu", "all", row=ASTRONOMY) == "mmlu_astronomy"
+    assert lm_eval_task_name("mmlu", "all", row=PRO) == "mmlu_pro_computer_science"
+    assert lm_eval_task_name("mmlu", "philosophy") == "mmlu_philosophy"  # cais/mmlu's subject
+    assert lm_eval_task_name("mmlu", "mmlu_pro_philosophy") == "mmlu_pro_philosophy"
+    assert lm_eval_task_name("mmlu", "computer science") == "mmlu_pro_computer_science"
+    assert {lm_eval_task_name(d, None, row=ASTRONOMY) for d in LM_EVAL_DATASETS} >= {
+        "hellaswag",
+        "sciq",
+        "copa",
+        "mmlu_astronomy",
+    }
+
+
+def test_an_unknown_dataset_or_configuration_is_named_with_the_known_ones() -> None:
+    with pytest.raises(ValueError, match=r"no task renders dataset 'boolq'; datasets known: arc, "):
+        lm_eval_task_name("boolq", None)
+    with pytest.raises(
+        ValueError,
+        match=r"swag configuration 'full' has no lm-eval task; configurations known: None, regular",
+    ):
+        lm_eval_task_name("swag", "full")
+    with pytest.raises(ValueError, match=r"mmlu configuration 'astronomyy' has no lm-eval task"):
+        lm_eval_task_name("mmlu", "astronomyy")
+    with pytest.raises(ValueError, match=r"configuration 'all' \(row subject/category: 'astro'\)"):
+        lm_eval_requests("mmlu", "all", {**ASTRONOMY, "subject": "astro"})
+
+
+def test_a_row_that_does_not_fit_its_task_is_a_clear_error() -> None:
+    with pytest.raises(
+        ValueError, match=r"lm-eval piqa: the row has no column 'sol2'; columns: goal, sol1"
+    ):
+        lm_eval_requests("piqa", None, {"goal": "g", "sol1": "s"})
+    with pytest.raises(ValueError, match=r"lm-eval mmlu_astronomy: the row does not fit the task"):
+        lm_eval_requests("mmlu", None, {**ASTRONOMY, "choices": ["a", "b"]})
+    with pytest.raises(
+        ValueError, match=r"mmlu_astronomy: the answer must index one of the 4 choices, got 7"
+    ):
+        lm_eval_label("mmlu", None, {**ASTRONOMY, "answer": 7})
+    with pytest.raises(ValueError, match=r"truthfulqa_mc1 is zero-shot \(num_fewshot: 0"):
+        lm_eval_requests("truthfulqa", None, {"question": "q"}, [{"question": "p"}])
+    with pytest.raises(ValueError, match=r"mmlu_astronomy: 2 few-shot rows asked for, 1 available"):
+        lm_eval_fewshot_rows("mmlu", "astronomy", [ASTRONOMY], 2)
+    with pytest.raises(ValueError, match=r"lm-eval piqa: k must be >= 0, got -1"):
+        lm_eval_fewshot_rows("piqa", None, [], -1)
+
+
+def test_mmlu_pro_is_one_generation_request_with_its_chain_of_thought_shots() -> None:
+    other = {**PRO, "question_id": 2, "category": "law"}
+    shots = lm_eval_fewshot_rows("mmlu", None, [other, PRO, PRO], 1, PRO)
+    assert shots == [PRO]  # first_n over the category's rows; the row itself is not left out
+    [(context, continuation)] = lm_eval_requests("mmlu", None, PRO, shots)
+    assert continuation == ""
+    body = "Question:\nWhich is a noble gas?\nOptions:\nA. Neon\nB. Iron\n"
+    assert context.endswith(
+        f"letter choice.\n{body}Answer: Let's think step by step. Neon is inert. The answer is "
+        f"(A).\n\n{body}Answer: Let's think step by step."
+    )
+    assert lm_eval_label("mmlu", None, {**PRO, "answer": "B"}) == 1
+
+
+def test_a_fixed_sample_s_text_flows_into_the_requests() -> None:
+    samples = load(
+        "hellaswag", None, "validation", data_files=FIX / "hellaswag" / "validation.parquet"
+    )
+    preset = PRESETS["hellaswag"]
+    mapping = preset.mapping(pq.read_schema(FIX / "hellaswag" / "validation.parquet").names)
+    fixed = samples[0].model_copy(update={"context": samples[0].context + " slowly"})
+    row = mapping.encode(fixed)
+    assert preset.follow is not None and preset.follow(row, fixed) is None
+    before = lm_eval_requests("hellaswag", None, mapping.encode(samples[0]))
+    after = lm_eval_requests("hellaswag", None, row)
+    assert [c for c, _ in after] == [before[0][0] + " slowly"] * len(before)
+    assert [e for _, e in after] == [e for _, e in before]
+
+
+def test_one_sampler_state_runs_through_a_task_s_documents() -> None:
+    pool = [{"goal": f"g{i}", "sol1": "a", "sol2": "b", "label": 0} for i in range(20)]
+    rnd = random.Random(LM_EVAL_FEWSHOT_SEED)
+    first, second = (lm_eval_fewshot_rows("piqa", None, pool, 3, pool[0], rnd=rnd) for _ in "ab")
+    assert first == lm_eval_fewshot_rows("piqa", None, pool, 3, pool[0])  # a fresh sampler
+    assert second != first and pool[0] not in first + second
+    assert lm_eval_fewshot_rows("truthfulqa", None, pool, 3) == []  # lm-eval ignores --num_fewshot
