@@ -24,6 +24,7 @@ from one ``random.Random(1234)`` that the task shares across its documents, in o
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Mapping, Sequence
 from functools import cache
@@ -249,18 +250,17 @@ def lm_eval_fewshot_rows(
         raise ValueError(f"lm-eval {task.name}: k must be >= 0, got {k}")
     if k == 0 or task.zero_shot_only:
         return []
-    pool = list(rows)
-    if task.pool is not None:
-        column, value = task.pool
-        pool = [r for r in pool if column not in r or r[column] == value]
-    if task.first_n:
-        if task.excludes_eval_doc and exclude is not None:
-            pool = [r for r in pool if r != exclude]
-        if k > len(pool):
+    column, value = task.pool or ("", None)  # MMLU: the subject's or category's rows
+    if task.first_n:  # scanned only as far as the k-th row
+        drop = exclude if task.excludes_eval_doc else None
+        mine = (r for r in rows if (not column or r.get(column, value) == value) and r != drop)
+        first = list(itertools.islice(mine, k))
+        if len(first) < k:
             raise ValueError(
-                f"lm-eval {task.name}: {k} few-shot rows asked for, {len(pool)} available"
+                f"lm-eval {task.name}: {k} few-shot rows asked for, {len(first)} available"
             )
-        return pool[:k]
+        return first
+    pool = [r for r in rows if r.get(column, value) == value] if column else rows
     rnd = random.Random(LM_EVAL_FEWSHOT_SEED) if rnd is None else rnd
     if not task.excludes_eval_doc:
         return rnd.sample(pool, k)
