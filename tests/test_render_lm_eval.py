@@ -354,3 +354,49 @@ def test_one_sampler_state_runs_through_a_task_s_documents() -> None:
     assert first == lm_eval_fewshot_rows("piqa", None, pool, 3, pool[0])  # a fresh sampler
     assert second != first and pool[0] not in first + second
     assert lm_eval_fewshot_rows("truthfulqa", None, pool, 3) == []  # lm-eval ignores --num_fewshot
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("name", "hub", "split", "overrides", "shots"),
+    [
+        ("mmlu_astronomy", HUB_MMLU, "test", {"fewshot_split": "validation"}, 2),
+        (
+            "hellaswag",
+            FIX / "hub" / "Rowan" / "hellaswag",
+            "validation",
+            {"training_split": None},
+            0,
+        ),
+    ],
+)
+def test_the_task_reading_a_hub_layout_folder_makes_the_same_requests(
+    name: str,
+    hub: Path,
+    split: str,
+    overrides: dict[str, Any],
+    shots: int,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """As tests/test_lm_eval.py builds them: ``dataset_path`` the folder, the configuration
+    its own; the fixture has no MMLU ``dev`` (its ``validation`` is the few-shot split here)
+    and no HellaSwag ``train`` (so no training split: zero-shot)."""
+    from lm_eval.api.task import ConfigurableTask
+
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    manager = _manager()
+    config = manager._factory._load_full_config(
+        manager.task_index[name], {"dataset_path": str(hub), **overrides}
+    )
+    task = ConfigurableTask(config=config)
+    task.set_config(key="num_fewshot", value=shots)
+    task.set_fewshot_seed(seed=1234)
+    task.build_all_requests()
+    dataset = "mmlu" if name.startswith("mmlu") else name
+    rows = list(task.dataset[split])
+    pool = list(task.dataset["validation"])
+    got = [
+        lm_eval_requests(dataset, None, row, lm_eval_fewshot_rows(dataset, None, pool, shots, row))
+        for row in rows
+    ]
+    assert got == _lm_eval_side(task)
