@@ -1,0 +1,1 @@
+"""Formulations: how an item of a benchmark becomes the requests a model is scored on."""
