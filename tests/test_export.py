@@ -63,6 +63,9 @@ def test_an_unchanged_file_exports_as_its_source_exactly(
         "kept": source.num_rows,
         "replaced": 0,
         "dropped": 0,
+        "rejected": 0,
+        "unpublished": 0,
+        "refused": 0,
     }
 
 
@@ -299,7 +302,8 @@ def test_each_policy_gives_its_rows_and_counts(
     assert main(["export", str(fixed), "-o", str(out), "--policy", policy, "--json"]) == 0
     totals = json.loads(capsys.readouterr().out)
     assert {k: totals[k] for k in counts} == counts
-    assert totals["kept"] + totals["replaced"] + totals["dropped"] == totals["rows_in"]
+    kinds = ("kept", "replaced", "dropped", "rejected")
+    assert sum(totals[k] for k in kinds) == totals["rows_in"]
     table = exported_table(out, "all", "test")
     assert table.num_rows == rows
     questions = table.column("question").to_pylist()
@@ -370,6 +374,9 @@ def test_a_split_left_with_no_row_is_not_written_and_said(
         "kept": 0,
         "replaced": 0,
         "dropped": rows,
+        "rejected": 0,
+        "unpublished": 0,
+        "refused": 0,
     }
 
 
@@ -694,3 +701,38 @@ def test_a_forged_records_configuration_never_becomes_a_path(tmp_path: Path) -> 
     ):
         export(tmp_path / "f.parquet", tmp_path / "out")
     assert not (tmp_path / "out").exists() and not (tmp_path.parent / "victim").exists()
+
+
+PRO = FIXTURES / "mmlu" / "mmlu_pro.parquet"
+
+
+@pytest.mark.parametrize(("policy", "published"), [("replace", 8), ("original", 8), ("drop", 7)])
+def test_rows_rejected_at_conversion_are_source_rows_accounted_for(
+    tmp_path: Path, policy: str, published: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = pq.read_table(PRO)  # row 6 has one option: not a sample, rejected at conversion
+    assert main(["convert", "mmlu", "--data-files", str(PRO), "--split", "test",
+                 "--on-error", "skip", "-o", str(tmp_path / "pro.parquet")]) == 0  # fmt: skip
+    capsys.readouterr()
+    out = tmp_path / "out"
+    assert main(["export", str(tmp_path / "pro.parquet"), "-o", str(out), "--policy", policy]) == 0
+    line = capsys.readouterr().out
+    fate = "left out" if policy == "drop" else "published as they were"
+    assert f"8 rows in; kept 7, replaced 0, dropped 0, rejected at conversion 1 ({fate})" in line
+    table = pq.read_table(next(out.glob("*/test-*.parquet")))
+    rows = source.to_pylist()
+    want = rows if published == 8 else rows[:6] + rows[7:]
+    assert table.num_rows == published and table.to_pylist() == want  # in place, as they were
+    totals = json.loads((out / "sdvm_hf-export.json").read_text())
+    assert (totals["rows_in"], totals["rejected"]) == (8, 1)
+    assert "rejected at conversion 1" in (out / "README.md").read_text()
+
+
+def test_rejected_rows_whose_file_is_gone_are_refused_not_lost(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["convert", "mmlu", "--data-files", str(PRO), "--split", "test",
+                 "--on-error", "skip", "-o", str(tmp_path / "pro.parquet")]) == 0  # fmt: skip
+    (tmp_path / "pro.rejects.jsonl").unlink()
+    with pytest.raises(ExportError, match=r"pro\.parquet: its conversion rejected 1 source rows"):
+        export(tmp_path / "pro.parquet", tmp_path / "out")

@@ -142,8 +142,7 @@ def _export_with(
                 )
                 checks_seen |= seen
                 result.splits[part.name] = tally
-                for key in ("rows_in", "kept", "replaced", "dropped"):
-                    setattr(result.total, key, getattr(result.total, key) + getattr(tally, key))
+                result.total.merge(tally)
                 for config_name, piece in configs(part, table, values):
                     if not piece.num_rows:
                         result.not_written.append(f"{config_name}/{part.split}")

@@ -156,8 +156,8 @@ def card(parts: list[Part], written: list[tuple[str, str, pa.Table, int]], resul
         f"{version('sdvm-hf')} with the `{result.policy}` policy after the stages "
         f"{', '.join(stages) or 'convert'}. The licence is the source dataset's.",
         "",
-        f"Rows in: {counts.rows_in}; kept {counts.kept}, replaced {counts.replaced}, dropped "
-        f"{counts.dropped}. `{ROW_RECORD}` says what became of each row and why.",
+        f"Rows: {counts.describe(result.policy)}. `{ROW_RECORD}` says what became of each "
+        "row and why.",
         *(
             [
                 "",

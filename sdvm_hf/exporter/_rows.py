@@ -22,6 +22,7 @@ from sdvm_hf.exporter._layout import (
     with_hf_features,
 )
 from sdvm_hf.exporter._lines import RowLine, write_lines, write_lines_by_row
+from sdvm_hf.exporter._rejected import rejected_rows, with_rejected
 from sdvm_hf.exporter._types import Counts, ExportError, Part
 from sdvm_hf.exporter.policy import DROP, Policy
 from sdvm_hf.files import read_samples
@@ -148,6 +149,7 @@ def export_part(
         if outcome != "kept":
             setattr(tally, outcome, getattr(tally, outcome) + 1)
     tally.kept = count - tally.replaced - tally.dropped
+    tally.refused = len(why)
     dropped = [row for row, outcome in counted.items() if outcome == "dropped"]
     keep = np.ones(count, dtype=bool)
     keep[dropped] = False
@@ -161,6 +163,15 @@ def export_part(
         table = table.filter(pa.array(keep))
     if annotate:
         table = _annotated(part, table, keep, statuses, failed, changed, before)
+    rejected = rejected_rows(part)
+    tally.rejected = len(rejected.rows)
+    tally.rows_in += tally.rejected
+    if rejected.rows and not policy.drops_failing:
+        if rejected.publishable:
+            table = with_rejected(part, table, rejected)
+            values = config_values(part, table)
+        else:
+            tally.unpublished = tally.rejected
     return PartExport(table, tally, values, seen_checks)
 
 
