@@ -235,7 +235,7 @@ def test_mmlu_pro_answer_letter_follows_answer_index(tmp_path: Path) -> None:
     moved = (samples[0].answer_index + 1) % len(samples[0].choices)
     fixed = refined(tmp_path / "s.parquet", tmp_path / "r.parquet", {0: {"answer_index": moved}})
     export(fixed, tmp_path / "out")
-    row = exported_table(tmp_path / "out", "all", "test").to_pylist()[0]
+    row = exported_table(tmp_path / "out", "default", "test").to_pylist()[0]  # TIGER-Lab's name
     assert (row["answer_index"], row["answer"]) == (moved, "ABCDEFGHIJ"[moved])
 
 
@@ -613,7 +613,7 @@ def test_annotate_refuses_a_layout_that_has_its_columns_already(tmp_path: Path) 
     ):
         export(fixed, tmp_path / "out", annotate=True)
     export(fixed, tmp_path / "out")
-    assert exported_table(tmp_path / "out", "default", "train").column("q")[0].as_py() == "2 + 2?"
+    assert exported_table(tmp_path / "out", "quiz", "train").column("q")[0].as_py() == "2 + 2?"
 
 
 def test_the_generic_mapping_exports_its_columns_as_they_were_named(tmp_path: Path) -> None:
@@ -630,7 +630,8 @@ def test_the_generic_mapping_exports_its_columns_as_they_were_named(tmp_path: Pa
     )
     write_parquet(load(mapping, data_files=str(source)), tmp_path / "s.parquet")
     export(tmp_path / "s.parquet", tmp_path / "out")
-    assert exported_table(tmp_path / "out", "default", "train").to_pylist() == rows
+    # a mapping of one's own names its configuration (a harness asks for it by that name)
+    assert exported_table(tmp_path / "out", "mine", "train").to_pylist() == rows
 
     # a file written before the mapping's label was named `dataset` keeps it as `name`
     from sdvm_hf.record import read_record, with_record
@@ -647,7 +648,7 @@ def test_the_generic_mapping_exports_its_columns_as_they_were_named(tmp_path: Pa
     )
     assert read_record(tmp_path / "old.parquet").mapping["name"] == "mine"  # type: ignore[union-attr,index]
     export(tmp_path / "old.parquet", tmp_path / "out-old")
-    assert exported_table(tmp_path / "out-old", "default", "train").to_pylist() == rows
+    assert exported_table(tmp_path / "out-old", "mine", "train").to_pylist() == rows
 
 
 @pytest.mark.parametrize(("name", "file", "split"), LAYOUTS, ids=str)
@@ -719,7 +720,7 @@ def test_rows_rejected_at_conversion_are_source_rows_accounted_for(
     line = capsys.readouterr().out
     fate = "left out" if policy == "drop" else "published as they were"
     assert f"8 rows in; kept 7, replaced 0, dropped 0, rejected at conversion 1 ({fate})" in line
-    table = pq.read_table(next(out.glob("*/test-*.parquet")))
+    table = pq.read_table(next(out.glob("default/test-*.parquet")))  # MMLU-Pro's configuration
     rows = source.to_pylist()
     want = rows if published == 8 else rows[:6] + rows[7:]
     assert table.num_rows == published and table.to_pylist() == want  # in place, as they were
@@ -736,3 +737,26 @@ def test_rejected_rows_whose_file_is_gone_are_refused_not_lost(
     (tmp_path / "pro.rejects.jsonl").unlink()
     with pytest.raises(ExportError, match=r"pro\.parquet: its conversion rejected 1 source rows"):
         export(tmp_path / "pro.parquet", tmp_path / "out")
+
+
+@pytest.mark.parametrize(
+    ("fixture", "hub", "licence", "config"),
+    [
+        ("mmlu/mmlu_pro.parquet", "TIGER-Lab/MMLU-Pro", "mit", "default"),
+        ("mmlu/cais_test.parquet", "cais/mmlu", "mit", "all"),
+        ("arc/ARC-Challenge-test.parquet", "allenai/ai2_arc", "cc-by-sa-4.0", "ARC-Challenge"),
+    ],
+)
+def test_the_card_names_each_layouts_own_source_licence_and_configuration(
+    tmp_path: Path, fixture: str, hub: str, licence: str, config: str
+) -> None:
+    name = fixture.split("/")[0]
+    dataset = "mmlu" if name == "mmlu" else name
+    samples = load(dataset, config if name == "arc" else None, "test",
+                   data_files=str(FIXTURES / fixture), on_error="skip")  # fmt: skip
+    write_parquet(samples, tmp_path / "s.parquet")
+    export(tmp_path / "s.parquet", tmp_path / "out")
+    card = (tmp_path / "out" / "README.md").read_text()
+    assert f"license: {licence}\n" in card and f"source_datasets:\n- {hub}\n" in card
+    assert (tmp_path / "out" / config).is_dir()
+    assert datasets.load_dataset(str(tmp_path / "out"), config, split="test").num_rows > 0

@@ -110,9 +110,12 @@ def card(parts: list[Part], written: list[tuple[str, str, pa.Table, int]], resul
     for config, split, table, size in written:
         configs.setdefault(config, []).append((split, table, size))
     first = parts[0]
-    hub = first.preset.hub if first.preset is not None else None
+    published = None if first.preset is None else first.preset.publication(first.layout)
+    hub = None if published is None else published.hub
     data = DatasetCardData(
-        license="other", tags=["sdvm_hf"], source_datasets=[hub] if hub else None
+        license=published.licence if published else "unknown",
+        tags=["sdvm_hf"],
+        source_datasets=[hub] if hub else None,
     )
     MetadataConfigs(
         {

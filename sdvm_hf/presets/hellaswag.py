@@ -85,6 +85,7 @@ PRESET = Preset(
     description="HellaSwag sentence stems (Rowan/hellaswag)",
     layouts={"hellaswag": HELLASWAG},
     hub="Rowan/hellaswag",
+    licence="mit",  # the card's licensing section: MIT (its YAML names none)
     # ``main`` holds a loading script, which ``datasets`` >= 4 refuses; its Parquet
     # conversion lives at this revision.
     revision="refs/convert/parquet",
