@@ -14,6 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 from test_presets import ANSWERED
 
+import sdvm_hf
 from sdvm_hf import PRESETS, load, read_samples, write_jsonl, write_parquet
 from sdvm_hf.cli import main
 from sdvm_hf.exporter import ExportError, export
@@ -760,3 +761,28 @@ def test_the_card_names_each_layouts_own_source_licence_and_configuration(
     assert f"license: {licence}\n" in card and f"source_datasets:\n- {hub}\n" in card
     assert (tmp_path / "out" / config).is_dir()
     assert datasets.load_dataset(str(tmp_path / "out"), config, split="test").num_rows > 0
+
+
+def test_a_hellaswag_fix_of_both_context_parts_keeps_the_original_and_says_why(
+    tmp_path: Path,
+) -> None:
+    bundled = Path(sdvm_hf.__file__).parent / "data" / "hellaswag_validation.parquet"
+    source = convert("hellaswag", bundled, "validation", tmp_path / "s.parquet")
+    samples = read_samples(source)
+    rows = pq.read_table(bundled).to_pylist()
+    both = next(i for i, r in enumerate(rows) if r["ctx_b"])  # an ActivityNet row: two parts
+    one = next(i for i, r in enumerate(rows) if not r["ctx_b"])  # a WikiHow row: ctx_a alone
+    changes = {
+        both: {"context": "Meanwhile, " + samples[both].context.upper()},
+        one: {"context": "Meanwhile, " + samples[one].context},
+    }
+    fixed = refined(source, tmp_path / "r.parquet", changes)
+    result = export(fixed, tmp_path / "out")
+    out = exported_table(tmp_path / "out", "default", "validation").to_pylist()
+    assert out[both] == rows[both]  # kept as it was: no split of the new text is exact
+    assert out[one]["ctx_a"] == out[one]["ctx"] == changes[one]["context"]
+    assert out[one]["ctx_b"] == ""
+    lines = (tmp_path / "out" / "export-record.jsonl").read_text().splitlines()
+    reason = json.loads(lines[both])["reason"]
+    assert "changed both ctx_a's and ctx_b's parts" in reason
+    assert result.total.refused == 1 and result.total.replaced == 1
