@@ -786,3 +786,31 @@ def test_a_hellaswag_fix_of_both_context_parts_keeps_the_original_and_says_why(
     reason = json.loads(lines[both])["reason"]
     assert "changed both ctx_a's and ctx_b's parts" in reason
     assert result.total.refused == 1 and result.total.replaced == 1
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+def test_a_shuffled_file_exports_its_letters_following_and_its_record_names_the_seed(
+    tmp_path: Path, streamed: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from sdvm_hf import shuffle_choices, stream
+
+    source = pq.read_table(PRO).to_pylist()
+    opened = (stream if streamed else load)("mmlu", None, "test", data_files=str(PRO),
+                                             on_error="skip")  # fmt: skip
+    write_parquet(shuffle_choices(opened, 11), tmp_path / "s.parquet")
+    record = read_record(tmp_path / "s.parquet")
+    assert record is not None and record.shuffle == {"seed": 11}
+    export(tmp_path / "s.parquet", tmp_path / "out")
+    rows = exported_table(tmp_path / "out", "default", "test").to_pylist()
+    assert all(r["answer"] == "ABCDEFGHIJ"[r["answer_index"]] for r in rows)  # letters follow
+    by_id = {r["question_id"]: r for r in source}
+    moved = 0
+    for row in rows:
+        then = by_id[row["question_id"]]
+        assert sorted(row["options"]) == sorted(then["options"])
+        assert row["options"][row["answer_index"]] == then["options"][then["answer_index"]]
+        moved += row["options"] != then["options"]
+    assert moved > 0
+    export(tmp_path / "s.parquet", tmp_path / "orig", policy="original")
+    originals = exported_table(tmp_path / "orig", "default", "test").to_pylist()
+    assert originals == source[:6] + source[7:]  # the source's own order, row 6 never converted
