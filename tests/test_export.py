@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import replace
 from pathlib import Path
@@ -814,3 +815,55 @@ def test_a_shuffled_file_exports_its_letters_following_and_its_record_names_the_
     export(tmp_path / "s.parquet", tmp_path / "orig", policy="original")
     originals = exported_table(tmp_path / "orig", "default", "test").to_pylist()
     assert originals == source[:6] + source[7:]  # the source's own order, row 6 never converted
+
+
+def test_one_export_at_a_time_into_a_folder_the_second_names_the_first(tmp_path: Path) -> None:
+    from sdvm_hf._lock import output_lock
+
+    write_parquet(load("hellaswag", split="validation[:3]", bundled=True), tmp_path / "s.parquet")
+    with (
+        output_lock(tmp_path / "out", ExportError),
+        pytest.raises(
+            ExportError,
+            match=rf"^{tmp_path}/out is being written by another run \(PID {os.getpid()}",
+        ),
+    ):
+        export(tmp_path / "s.parquet", tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+    export(tmp_path / "s.parquet", tmp_path / "out")  # the lock is let go: the next one runs
+    assert not (tmp_path / "out.lock").exists()
+
+
+def test_staging_folders_a_killed_export_left_are_cleaned_on_the_next_run(tmp_path: Path) -> None:
+    write_parquet(load("hellaswag", split="validation[:3]", bundled=True), tmp_path / "s.parquet")
+    left = tmp_path / ".out.sdvm_hf-staging-x1y2"
+    (left / "default").mkdir(parents=True)
+    other = tmp_path / ".out.v2.sdvm_hf-staging-z"  # another folder's (out.v2): not ours
+    other.mkdir()
+    export(tmp_path / "s.parquet", tmp_path / "out")
+    assert not left.exists() and other.exists()
+    assert not [p for p in tmp_path.iterdir() if "sdvm_hf-staging" in p.name and p != other]
+
+
+def test_overwrite_keeps_git_and_what_the_export_did_not_write(tmp_path: Path) -> None:
+    write_parquet(load("hellaswag", split="validation[:3]", bundled=True), tmp_path / "s.parquet")
+    out = tmp_path / "out"
+    export(tmp_path / "s.parquet", out)
+    (out / ".git" / "objects").mkdir(parents=True)
+    (out / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (out / ".gitattributes").write_text("*.parquet filter=lfs\n")
+    (out / "NOTES.md").write_text("my notes\n")
+    (out / "default" / "notes.txt").write_text("beside the data\n")
+    export(tmp_path / "s.parquet", out, overwrite=True)
+    assert (out / ".git" / "HEAD").read_text() == "ref: refs/heads/main\n"
+    assert (out / ".gitattributes").is_file() and (out / "NOTES.md").read_text() == "my notes\n"
+    assert (out / "default" / "notes.txt").is_file()
+    manifest = json.loads((out / "sdvm_hf-export.json").read_text())
+    assert "NOTES.md" not in manifest["files"] and "README.md" in manifest["files"]
+    # a file of the user's at a path the export writes is refused, and nothing is lost
+    manifest["files"].remove("README.md")
+    (out / "sdvm_hf-export.json").write_text(json.dumps(manifest))
+    with pytest.raises(ExportError, match=r"would replace README\.md, which the earlier export"):
+        export(tmp_path / "s.parquet", out, overwrite=True)
+    assert (out / "NOTES.md").is_file() and (out / ".git" / "HEAD").is_file()
+    assert (out / "README.md").is_file()
