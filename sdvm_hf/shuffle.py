@@ -213,7 +213,7 @@ def unshuffled(sample: MultipleChoiceSample) -> MultipleChoiceSample:
 
     >>> from sdvm_hf import MultipleChoiceSample
     >>> q = MultipleChoiceSample(context="2 + 2?", choices=["4", "3", "5", "22"], answer_index=0)
-    >>> unshuffled(shuffle_choices([q], seed=7)[0]) == q
+    >>> unshuffled(shuffle_choices([q], seed=7)[0]).to_dict() == q.to_dict()
     True
     """
     order = sample.extra.get(ORDER_KEY)
