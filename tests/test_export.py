@@ -867,3 +867,12 @@ def test_overwrite_keeps_git_and_what_the_export_did_not_write(tmp_path: Path) -
         export(tmp_path / "s.parquet", out, overwrite=True)
     assert (out / "NOTES.md").is_file() and (out / ".git" / "HEAD").is_file()
     assert (out / "README.md").is_file()
+
+
+def test_layout_into_a_layout_whose_columns_the_rows_lack_is_refused(tmp_path: Path) -> None:
+    source = convert("mmlu", CAIS_TEST, "test", tmp_path / "s.parquet")
+    with pytest.raises(
+        ExportError, match=r"cannot be published in the mmlu_pro layout: they lack question_id"
+    ):
+        export(source, tmp_path / "out", layout="mmlu_pro")
+    assert not (tmp_path / "out").exists()

@@ -14,6 +14,7 @@ from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.convert.inverse import EncodeError, published_table
 from sdvm_hf.exporter._layout import (
     check_labels,
+    check_layout_columns,
     class_labels,
     config_values,
     label_problem,
@@ -122,6 +123,7 @@ def export_part(
     published = _interleave(
         published_fast, layout_table(part, published_slow, schema), fast_rows, slow_rows
     )
+    check_layout_columns(part, published)
     before_table = layout_table(part, before_slow, schema)
     changed: dict[int, list[str]] = {}  # sparse: most rows are as they were
     why: dict[int, str] = {}
