@@ -30,6 +30,7 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any
 
+from sdvm_hf.errors import InputError
 from sdvm_hf.formulations._lm_eval_tasks import LETTERS, TASKS, Task, mmlu_task
 
 __all__ = [
@@ -123,7 +124,7 @@ def lm_eval_task_name(dataset: str, config: str | None, *, row: Row | None = Non
         name = _mmlu_name(config, row)
         if name is not None and name in _known_mmlu():
             return name
-        raise ValueError(
+        raise InputError(
             f"lm-eval: mmlu configuration {config!r}"
             + (f" (row subject/category: {name.split('_', 1)[1]!r})" if name else "")
             + " has no lm-eval task; known: a cais/mmlu subject ("
@@ -134,12 +135,12 @@ def lm_eval_task_name(dataset: str, config: str | None, *, row: Row | None = Non
         )
     configs = _SIMPLE.get(dataset)
     if configs is None:
-        raise ValueError(
+        raise InputError(
             f"lm-eval: no task renders dataset {dataset!r}; datasets known: "
             + ", ".join(sorted(LM_EVAL_DATASETS))
         )
     if config not in configs:
-        raise ValueError(
+        raise InputError(
             f"lm-eval: {dataset} configuration {config!r} has no lm-eval task; configurations "
             "known: " + ", ".join(str(c) for c in configs)
         )
@@ -193,7 +194,7 @@ def lm_eval_requests(
     """
     task = _task(dataset, config, row)
     if shots and task.zero_shot_only:
-        raise ValueError(f"lm-eval {task.name} is zero-shot (num_fewshot: 0 in its YAML)")
+        raise InputError(f"lm-eval {task.name} is zero-shot (num_fewshot: 0 in its YAML)")
     try:
         prefix = task.description + "".join([_shot(task, shot) for shot in shots])
         if task.generate:
@@ -219,7 +220,7 @@ def lm_eval_label(dataset: str, config: str | None, row: Row) -> int:
     except (KeyError, IndexError, TypeError, AttributeError, ValueError) as error:
         raise _bad(task, row, error) from None
     if not 0 <= index < len(choices):
-        raise ValueError(
+        raise InputError(
             f"lm-eval {task.name}: the answer must index one of the {len(choices)} choices, "
             f"got {index}"
         )
@@ -247,7 +248,7 @@ def lm_eval_fewshot_rows(
     """
     task = _task(dataset, config, exclude)
     if k < 0:
-        raise ValueError(f"lm-eval {task.name}: k must be >= 0, got {k}")
+        raise InputError(f"lm-eval {task.name}: k must be >= 0, got {k}")
     if k == 0 or task.zero_shot_only:
         return []
     column, value = task.pool or ("", None)  # MMLU: the subject's or category's rows
@@ -256,7 +257,7 @@ def lm_eval_fewshot_rows(
         mine = (r for r in rows if (not column or r.get(column, value) == value) and r != drop)
         first = list(itertools.islice(mine, k))
         if len(first) < k:
-            raise ValueError(
+            raise InputError(
                 f"lm-eval {task.name}: {k} few-shot rows asked for, {len(first)} available"
             )
         return first
