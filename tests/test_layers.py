@@ -15,6 +15,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("sdvm_hf.presets",),
     ("sdvm_hf.files", "sdvm_hf.summary", "sdvm_hf._html", "sdvm_hf.engines", "sdvm_hf.render.text"),
     ("sdvm_hf.diff", "sdvm_hf.shuffle"),
+    ("sdvm_hf.formulations",),
     ("sdvm_hf.render",),
     ("sdvm_hf.report",),
     ("sdvm_hf.jobs", "sdvm_hf.service", "sdvm_hf.exporter"),
