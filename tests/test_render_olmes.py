@@ -189,6 +189,51 @@ def test_copa_joins_premise_and_choice_with_because_or_therefore() -> None:
     assert causes[0].context == cause["premise"][:-1] + " because"
 
 
+UNVERIFIED = [  # OLMES-style rules with no dump to check them against: their shapes
+    ("swag", "regular", "validation", "swag/regular-validation.parquet", "{context}", ""),
+    (
+        "truthfulqa",
+        "multiple_choice",
+        "validation",
+        "truthfulqa/multiple_choice-validation.parquet",
+        "Question: {context}",
+        "\nAnswer:",
+    ),
+    (
+        "mmlu",
+        "astronomy",
+        "test",
+        "mmlu/cais_test.parquet",
+        "The following are multiple choice questions (with answers) about astronomy.\n\n"
+        "Question: {context}",
+        "\nAnswer:",
+    ),
+]
+
+
+@pytest.mark.parametrize(("dataset", "config", "split", "file", "stem", "tail"), UNVERIFIED)
+def test_the_rules_no_dump_checks_render_in_the_olmes_shapes(
+    dataset: str, config: str, split: str, file: str, stem: str, tail: str
+) -> None:
+    samples = load(dataset, config, split, data_files=str(FIXTURES.parent / file))
+    rc = [r for r in render_requests(samples, "olmes-rc") if not r.unconditional]
+    mc = list(render_requests(samples, "olmes-mc"))
+    assert len(rc) == len(mc) == sum(len(sample.choices) for sample in samples)
+    at = 0
+    for doc_id, sample in enumerate(samples):
+        query = stem.format(context=sample.context.strip())
+        mine = rc[at : at + len(sample.choices)]
+        assert [(r.context, r.continuation) for r in mine] == [
+            (query + tail, " " + choice) for choice in sample.choices
+        ]
+        letters = mc[at : at + len(sample.choices)]
+        assert letters[0].context.startswith(query + "\n") and letters[0].context.endswith(
+            f"\n {'ABCDEFGH'[len(sample.choices) - 1]}. {sample.choices[-1]}\nAnswer:"
+        )
+        assert {(r.doc_id, r.label) for r in mine + letters} == {(doc_id, sample.answer_index)}
+        at += len(sample.choices)
+
+
 # -- a template of one's own ------------------------------------------------------------------
 
 
@@ -228,8 +273,8 @@ def test_a_dataset_without_the_rule_is_refused() -> None:
     rows = json.loads((FIXTURES / "copa_rows.json").read_text())
     with pytest.raises(RenderError, match="copa: no olmes-mc rule"):
         list(render_requests(rows, "olmes-mc", dataset="copa"))
-    with pytest.raises(RenderError, match="swag: no olmes-rc rule for this dataset"):
-        list(render_requests([{"startphrase": "x"}], "olmes-rc", dataset="swag"))
+    with pytest.raises(RenderError, match="boolq: no olmes-rc rule for this dataset"):
+        list(render_requests([{"question": "x"}], "olmes-rc", dataset="boolq"))
 
 
 def test_shots_need_published_examples_or_a_training_split() -> None:

