@@ -321,3 +321,54 @@ def test_a_row_the_rule_cannot_read_is_named() -> None:
         r"reads it\); columns: question",
     ):
         list(render_requests([{"question": "x"}], "olmes-rc", dataset="arc", split="validation"))
+
+
+# -- the lm-eval formulation: its module's contract (written on its own branch) ---------------
+
+
+def test_lm_eval_renders_through_its_modules_contract(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+    import types
+
+    calls: list[tuple[str, Any]] = []
+    module: Any = types.ModuleType("sdvm_hf.formulations.lm_eval")
+
+    def requests(dataset: str, config: Any, row: Any, shots: Any = ()) -> list[tuple[str, str]]:
+        calls.append(("requests", len(shots)))
+        return [(f"{len(shots)} {row['question']}", " " + text) for text in row["choices"]["text"]]
+
+    def fewshot(dataset: str, config: Any, rows: Any, k: int, exclude: Any = None) -> list[Any]:
+        calls.append(("fewshot", (len(rows), k)))
+        return list(rows[:k])
+
+    module.LM_EVAL_DATASETS = frozenset({"arc"})
+    module.lm_eval_task_name = lambda dataset, config: "arc_easy"
+    module.lm_eval_requests = requests
+    module.lm_eval_label = lambda dataset, config, row: row["choices"]["label"].index(
+        row["answerKey"]
+    )
+    module.lm_eval_fewshot_rows = fewshot
+    monkeypatch.setitem(sys.modules, "sdvm_hf.formulations.lm_eval", module)
+    folder = FIXTURES / "arc_easy" / "rc_0shot"
+    arc = load("arc", "ARC-Easy", "validation", data_files=str(folder / "rows.parquet"))
+    train = load("arc", "ARC-Easy", "train", data_files=str(folder / "rows.parquet"))
+    rendered = list(render_requests(arc, "lm-eval", shots=2, shot_samples=train))
+    assert [(r.context, r.continuation) for r in rendered[:2]] == [
+        (f"2 {arc[0].context}", " " + arc[0].choices[0]),
+        (f"2 {arc[0].context}", " " + arc[0].choices[1]),
+    ]
+    assert {(r.task_name, r.label, r.native_id) for r in rendered[:4]} == {
+        ("arc_easy", arc[0].answer_index, arc[0].extra["id"])
+    }
+    assert rendered[0].doc["question"] == arc[0].context  # the published row
+    assert ("fewshot", (3, 2)) in calls and not any(r.unconditional for r in rendered)
+    with pytest.raises(RenderError, match="hellaswag: no lm-eval rule for this dataset"):
+        list(render_requests(hellaswag_samples(), "lm-eval"))
+
+
+def test_without_its_module_lm_eval_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "sdvm_hf.formulations.lm_eval", None)  # import fails
+    with pytest.raises(RenderError, match="the lm-eval formulation is not in this build"):
+        list(render_requests(hellaswag_samples(), "lm-eval"))

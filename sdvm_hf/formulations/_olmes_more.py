@@ -35,7 +35,7 @@ def _mmlu_head(row: Row, position: int) -> tuple[dict[str, Any], list[str], int]
             f"row {position}: the OLMES MMLU rule reads the cais/mmlu layout (question, subject, "
             f"choices, answer); this row has {', '.join(row)}"
         )
-    head = {"index": position, **row}
+    head = {"index": position, "question": row["question"], "subject": row.get("subject")}
     return head, list(row["choices"]), int(row["answer"])
 
 

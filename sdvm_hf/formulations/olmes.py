@@ -66,9 +66,14 @@ def hellaswag_clean(text: str) -> str:
     Unlike lm-eval's, a full stop before `` [title]`` is not doubled (all 10,042 validation
     rows match the dumps this way, 9,265 queries and 7,144 endings lm-eval's way).
     """
-    text = re.sub(r"\.? \[title\]", ". ", text.strip())
-    text = re.sub("\\[.*?\\]", "", text)
+    text = text.strip()
+    if "[" in text:  # most rows have no markup: no regular expression for them
+        text = _BRACKETS.sub("", _TITLE.sub(". ", text))
     return text.replace("  ", " ")
+
+
+_TITLE = re.compile(r"\.? \[title\]")
+_BRACKETS = re.compile(r"\[.*?\]")
 
 
 def _hellaswag(row: Row) -> tuple[str, list[str], int]:

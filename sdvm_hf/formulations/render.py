@@ -16,15 +16,15 @@ import gzip
 import json
 import os
 import random
-import shutil
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from sdvm_hf._atomic import atomic_path
+from sdvm_hf.formulations._gzip import GzipLines, append_file
 from sdvm_hf.formulations._plan import Plan, plan_for
-from sdvm_hf.formulations._request import UNCONDITIONAL_OFFSET, Request, request_line
+from sdvm_hf.formulations._request import UNCONDITIONAL_OFFSET, Request
 from sdvm_hf.formulations._source import Samples, Source, open_source
 from sdvm_hf.formulations.olmes import Rendered
 from sdvm_hf.formulations.template import Template
@@ -73,17 +73,19 @@ def render_requests(
     source, plan = _prepare(
         samples, formulation, dataset, config, split, shots, limit, seed, shot_samples, template
     )
-    with tempfile.TemporaryFile("w+", encoding="utf-8") as spool:
-        for doc_id, rendered in _documents(source, plan, limit):
-            doc_json = json.dumps(rendered.doc)
-            for line, unconditional in _lines(plan, doc_id, rendered, doc_json):
-                if unconditional:
-                    spool.write(line + "\n")
-                else:
-                    yield Request.from_line(line)
-        spool.seek(0)
-        for line in spool:
-            yield Request.from_line(line)
+    with tempfile.TemporaryDirectory(prefix="sdvm_hf-render-") as folder:
+        spooled = Path(folder) / "unconditional.jsonl.gz"
+        with GzipLines(spooled) as spool:
+            for doc_id, rendered in _documents(source, plan, limit):
+                doc_json = json.dumps(rendered.doc)
+                for line, unconditional in _lines(plan, doc_id, rendered, doc_json):
+                    if unconditional:
+                        spool.write(line)
+                    else:
+                        yield Request.from_line(line)
+        with gzip.open(spooled, "rt", encoding="utf-8") as lines:
+            for line in lines:
+                yield Request.from_line(line)
 
 
 def write_requests(
@@ -110,20 +112,25 @@ def write_requests(
     )
     target = Path(folder)
     target.mkdir(parents=True, exist_ok=True)
-    documents = requests = 0
+    documents = requests = spooled_lines = 0
     with (
         atomic_path(target / "requests.jsonl.gz") as path,
-        tempfile.TemporaryFile("w+", encoding="utf-8") as spool,
-        gzip.open(path, "wt", encoding="utf-8", compresslevel=6) as out,
+        tempfile.TemporaryDirectory(prefix="sdvm_hf-render-") as folder,
     ):
-        for doc_id, rendered in _documents(source, plan, limit):
-            documents += 1
-            doc_json = json.dumps(rendered.doc)
-            for line, unconditional in _lines(plan, doc_id, rendered, doc_json):
-                (spool if unconditional else out).write(line + "\n")
-                requests += 1
-        spool.seek(0)
-        shutil.copyfileobj(spool, out, 1 << 20)
+        spooled = Path(folder) / "unconditional.jsonl.gz"
+        with GzipLines(path) as out, GzipLines(spooled) as spool:
+            for doc_id, rendered in _documents(source, plan, limit):
+                documents += 1
+                doc_json = json.dumps(rendered.doc)
+                for line, unconditional in _lines(plan, doc_id, rendered, doc_json):
+                    if unconditional:
+                        spool.write(line)
+                        spooled_lines += 1
+                    else:
+                        out.write(line)
+                    requests += 1
+        if spooled_lines:
+            append_file(path, spooled)  # one more gzip member: the same stream to a reader
     config_json = plan.config_json(source, shots=shots, limit=limit, seed=seed, count=documents)
     with atomic_path(target / "config.json") as path:
         path.write_text(json.dumps(config_json, indent=2) + "\n", encoding="utf-8")
@@ -180,15 +187,33 @@ def _documents(source: Source, plan: Plan, limit: int | None) -> Iterator[tuple[
 def _lines(
     plan: Plan, doc_id: int, rendered: Rendered, doc_json: str
 ) -> Iterator[tuple[str, bool]]:
-    """A document's lines: its conditional requests, then (flagged) its unconditional ones."""
-    task, native, label = plan.task_name, rendered.native_id, rendered.label
+    """A document's lines: its conditional requests, then (flagged) its unconditional ones.
+
+    Each is :func:`request_line`'s text; what the requests of a document share (its context,
+    often, and the tail after ``doc_id``) is encoded once.
+    """
+    dumps = json.dumps
+    head = f'{{"request_type": "loglikelihood", "doc": {doc_json}, "request": {{"context": '
+    tail = (
+        f'"task_name": {dumps(plan.task_name)}, "doc_id": {{}}, '
+        f'"native_id": {dumps(rendered.native_id)}, "label": {dumps(rendered.label)}}}'
+    )
+    cond_tail = tail.replace("{}", str(doc_id), 1)
+    contexts: dict[str, str] = {}
+    continuations = []
     for idx, (context, continuation) in enumerate(rendered.pairs):
-        line = request_line(doc_json, context, continuation, idx, task, doc_id, native, label)
-        yield line, False
+        encoded = contexts.get(context)
+        if encoded is None:
+            encoded = contexts[context] = dumps(context)
+        continuations.append(dumps(continuation))
+        yield (
+            f'{head}{encoded}, "continuation": {continuations[-1]}}}, "idx": {idx}, {cond_tail}',
+            False,
+        )
     if plan.unconditional:
-        for idx, (_, continuation) in enumerate(rendered.pairs):
-            uncond = doc_id + UNCONDITIONAL_OFFSET
+        uncond_tail = tail.replace("{}", str(doc_id + UNCONDITIONAL_OFFSET), 1)
+        for idx, continuation in enumerate(continuations):
             yield (
-                request_line(doc_json, "Answer:", continuation, idx, task, uncond, native, label),
+                f'{head}"Answer:", "continuation": {continuation}}}, "idx": {idx}, {uncond_tail}',
                 True,
             )
