@@ -1,7 +1,11 @@
 """Rendering HellaSwag as OLMES rc requests, against reading the same columns with pyarrow.
 
-``hub_validation.parquet`` replicated to each size and converted once to a sample file (with
-its record; not timed). Each run is a fresh subprocess (wall time and peak RSS): the work is
+``hub_validation.parquet`` replicated to each size and converted once to a sample file as
+``sdvm-hf convert`` writes it (streamed: row groups of 16,384 rows, with its record; not
+timed). A file written whole (``write_parquet`` of a ``load``) is one row group up to 1M rows,
+which any reader decodes whole: the render's memory follows the input's row groups.
+
+Each run is a fresh subprocess (wall time and peak RSS): the work is
 ``write_requests(samples, folder, "olmes-rc")`` (every row back to its published row, the
 OLMES query and choices, 8 request lines of about 1 KiB per row, gzip); the floor is
 ``pq.read_table(samples, columns=[context, choices, extra]).to_pylist()``, the same columns
@@ -27,7 +31,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sdvm_hf import load, write_parquet
+from sdvm_hf import stream, write_parquet
 
 _CHILD = """
 import json, resource, sys, time
@@ -73,7 +77,7 @@ def main() -> None:
                 pa.concat_tables([table] * -(-rows // table.num_rows)).slice(0, rows), source
             )
             samples = folder / "samples.parquet"
-            write_parquet(load("hellaswag", data_files=str(source)), samples)
+            write_parquet(stream("hellaswag", data_files=str(source)), samples)
             floors, works, peaks = [], [], []
             for _ in range(args.repeats):
                 floors.append(run(samples, "floor", folder)["seconds"])
