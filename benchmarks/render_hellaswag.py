@@ -45,6 +45,11 @@ else:
     rows = len(pq.read_table(path, columns=["context", "choices", "extra"]).to_pylist())
 seconds = time.perf_counter() - start
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+try:  # ru_maxrss counts the parent's memory at the fork; VmHWM is this program's own
+    with open("/proc/self/status") as status:
+        peak = next(int(l.split()[1]) * 1024 for l in status if l.startswith("VmHWM:"))
+except OSError:
+    pass
 print(json.dumps({"rows": rows, "seconds": seconds, "peak": peak}))
 """
 
