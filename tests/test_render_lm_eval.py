@@ -400,3 +400,40 @@ def test_the_task_reading_a_hub_layout_folder_makes_the_same_requests(
         for row in rows
     ]
     assert got == _lm_eval_side(task)
+
+
+DRIVEN = {  # through render_requests, the driver: a load's samples, shots from a load too
+    "hellaswag": CASES[0],
+    "arc_challenge": CASES[1],
+    "mmlu_astronomy": next(c for c in CASES if c.task == "mmlu_astronomy" and c.config),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("shots", [0, 2])
+@pytest.mark.parametrize("name", sorted(DRIVEN))
+def test_render_requests_lm_eval_makes_lm_eval_s_requests_document_for_document(
+    name: str, shots: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sdvm_hf.formulations import render_requests
+
+    case = DRIVEN[name]
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    files = dict(case.files)
+    for column, value in case.only.items():
+        table = pq.read_table(files["dev"])
+        files["dev"] = tmp_path / "dev.parquet"
+        pq.write_table(table.filter(pc.equal(table.column(column), value)), files["dev"])
+    want = _lm_eval_side(_lm_eval_task(case.task, files, shots, tmp_path / "cache"))
+    split, path = case.rows
+    samples = load(case.dataset, case.config, split, data_files=path)
+    assert case.pool is not None
+    pool = load(case.dataset, case.config, case.pool[0], data_files=case.pool[1])
+    requests = list(
+        render_requests(samples, "lm-eval", shots=shots, shot_samples=pool if shots else None)
+    )
+    got: dict[int, list[tuple[str, str]]] = {}
+    for request in requests:
+        got.setdefault(request.doc_id, []).append((request.context, request.continuation))
+    assert [got[i] for i in sorted(got)] == want
+    assert {r.task_name for r in requests} == {case.task}

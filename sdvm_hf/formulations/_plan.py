@@ -10,7 +10,6 @@ document's own context, ``"\\n\\n"`` apart. The lm-eval formulation is the contr
 
 from __future__ import annotations
 
-import importlib
 import json
 import random
 from collections.abc import Callable, Mapping, Sequence
@@ -19,6 +18,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from sdvm_hf.errors import InputError
 from sdvm_hf.formulations._request import UNCONDITIONAL_OFFSET, RenderError
 from sdvm_hf.formulations._shapes import Build, Rendered
 from sdvm_hf.formulations._source import Source
@@ -190,31 +190,39 @@ def _drawn(source: Source, shot_source: Source, build: Build, k: int, seed: int)
 
 def _lm_eval_plan(source: Source, shots: int, seed: int, shot_source: Source | None) -> Plan:
     """The lm-eval formulation through ``sdvm_hf.formulations.lm_eval`` (its contract)."""
-    try:  # HOOK (lead: merge the lmeval branch's module): see LM_EVAL_MODULE
-        module: Any = importlib.import_module(LM_EVAL_MODULE)
-    except ModuleNotFoundError:
-        raise RenderError(
-            "the lm-eval formulation is not in this build (sdvm_hf.formulations.lm_eval)"
-        ) from None
+    from sdvm_hf.formulations import lm_eval as module  # its tables, when asked for
+
     dataset, config = source.dataset, source.config
     if dataset is None or dataset not in module.LM_EVAL_DATASETS:
         raise RenderError(
             f"{dataset or source.name}: no lm-eval rule for this dataset; lm-eval rules: "
             f"{', '.join(sorted(module.LM_EVAL_DATASETS))}"
         )
-    shot_rows: Sequence[Mapping[str, Any]] = ()
+    pool: list[Mapping[str, Any]] = []
     if shots:
         if shot_source is None:
             raise RenderError(f"{dataset}: shots={shots} needs its training split (--shots-from)")
-        rows = [row for row, _ in shot_source.rows()]
-        shot_rows = module.lm_eval_fewshot_rows(dataset, config, rows, shots, None)
+        pool = [row for row, _ in shot_source.rows()]
+    # lm-eval keeps one Random(1234) per task and draws each document's shots from it in
+    # order: one per task here too (MMLU's 'all' renders many tasks)
+    draws: dict[str, random.Random] = {}
     column = NATIVE_ID.get(dataset)
 
     def build(row: Mapping[str, Any], position: int, config: str | None) -> Rendered:
+        shot_rows: Sequence[Mapping[str, Any]] = ()
+        if shots:
+            task = str(module.lm_eval_task_name(dataset, config, row=row))
+            rnd = draws.setdefault(task, random.Random(module.LM_EVAL_FEWSHOT_SEED))
+            shot_rows = module.lm_eval_fewshot_rows(
+                dataset, config, pool, shots, exclude=row, rnd=rnd
+            )
         pairs = [tuple(pair) for pair in module.lm_eval_requests(dataset, config, row, shot_rows)]
         label = int(module.lm_eval_label(dataset, config, row))
         native = row[column] if column is not None else position
         return Rendered(dict(row), [(str(c), str(t)) for c, t in pairs], label, native)
 
-    task = str(module.lm_eval_task_name(dataset, config))
+    try:
+        task = str(module.lm_eval_task_name(dataset, config))
+    except InputError:  # MMLU's 'all': each row names its subject's task
+        task = f"{dataset}_{config}" if config else dataset
     return Plan(task, build, lambda row: "", False, "lm-eval", None, None)

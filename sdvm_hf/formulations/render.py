@@ -13,6 +13,7 @@ position in the subsample), holding only the chosen documents.
 from __future__ import annotations
 
 import gzip
+import itertools
 import json
 import os
 import random
@@ -165,8 +166,16 @@ def _prepare(
 
 
 def _documents(source: Source, plan: Plan, limit: int | None) -> Iterator[tuple[int, Rendered]]:
-    """Each document to render with its ``doc_id``: every row, or OLMES' subsample of them."""
+    """Each document to render with its ``doc_id``: every row, or OLMES' subsample of them.
+
+    lm-eval's ``--limit`` takes the first rows instead, in order (its few-shot draws run
+    through the documents in that order).
+    """
     chosen: dict[int, int] | None = None
+    if limit is not None and plan.formulation == "lm-eval":
+        for position, (row, _) in enumerate(itertools.islice(source.rows(), limit)):
+            yield position, plan.render(row, position, source)
+        return
     if limit is not None:
         count = source.count()
         if limit < count:
