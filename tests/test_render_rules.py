@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from sdvm_hf import load
-from sdvm_hf.formulations import RenderError, Template, render_requests
+from sdvm_hf.formulations import Template, render_requests
 
 FIXTURES = Path(__file__).parent / "fixtures" / "olmes"
 
@@ -123,52 +123,23 @@ def test_a_template_renders_rows_of_ones_own() -> None:
     assert {(r.task_name, r.native_id, r.label) for r in mc} == {("sums:mc", "q1", 0)}
 
 
-# -- the lm-eval formulation: its module's contract (written on its own branch) ---------------
+def test_a_fix_the_layout_cannot_express_renders_as_export_publishes_it() -> None:
+    from sdvm_hf import load_hellaswag
 
-
-def test_lm_eval_renders_through_its_modules_contract(monkeypatch: pytest.MonkeyPatch) -> None:
-    import sys
-    import types
-
-    calls: list[tuple[str, Any]] = []
-    module: Any = types.ModuleType("sdvm_hf.formulations.lm_eval")
-
-    def requests(dataset: str, config: Any, row: Any, shots: Any = ()) -> list[tuple[str, str]]:
-        calls.append(("requests", len(shots)))
-        return [(f"{len(shots)} {row['question']}", " " + text) for text in row["choices"]["text"]]
-
-    def fewshot(dataset: str, config: Any, rows: Any, k: int, exclude: Any = None) -> list[Any]:
-        calls.append(("fewshot", (len(rows), k)))
-        return list(rows[:k])
-
-    module.LM_EVAL_DATASETS = frozenset({"arc"})
-    module.lm_eval_task_name = lambda dataset, config: "arc_easy"
-    module.lm_eval_requests = requests
-    module.lm_eval_label = lambda dataset, config, row: row["choices"]["label"].index(
-        row["answerKey"]
-    )
-    module.lm_eval_fewshot_rows = fewshot
-    monkeypatch.setitem(sys.modules, "sdvm_hf.formulations.lm_eval", module)
-    folder = FIXTURES / "arc_easy" / "rc_0shot"
-    arc = load("arc", "ARC-Easy", "validation", data_files=str(folder / "rows.parquet"))
-    train = load("arc", "ARC-Easy", "train", data_files=str(folder / "rows.parquet"))
-    rendered = list(render_requests(arc, "lm-eval", shots=2, shot_samples=train))
-    assert [(r.context, r.continuation) for r in rendered[:2]] == [
-        (f"2 {arc[0].context}", " " + arc[0].choices[0]),
-        (f"2 {arc[0].context}", " " + arc[0].choices[1]),
+    samples = list(load_hellaswag("validation[:40]", bundled=True))
+    both = next(i for i, s in enumerate(samples) if s.extra["ctx_b"])  # two context parts
+    fixed = [
+        s.model_copy(update={"context": "Meanwhile, " + s.context.upper()}) if i == both else s
+        for i, s in enumerate(samples)
     ]
-    assert {(r.task_name, r.label, r.native_id) for r in rendered[:4]} == {
-        ("arc_easy", arc[0].answer_index, arc[0].extra["id"])
-    }
-    assert rendered[0].doc["question"] == arc[0].context  # the published row
-    assert ("fewshot", (3, 2)) in calls and not any(r.unconditional for r in rendered)
-    with pytest.raises(RenderError, match="hellaswag: no lm-eval rule for this dataset"):
-        list(render_requests(hellaswag_samples(), "lm-eval"))
-
-
-def test_without_its_module_lm_eval_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    import sys
-
-    monkeypatch.setitem(sys.modules, "sdvm_hf.formulations.lm_eval", None)  # import fails
-    with pytest.raises(RenderError, match="the lm-eval formulation is not in this build"):
-        list(render_requests(hellaswag_samples(), "lm-eval"))
+    before = [
+        r for r in render_requests(samples, "olmes-rc", dataset="hellaswag") if r.doc_id == both
+    ]
+    after = [r for r in render_requests(fixed, "olmes-rc", dataset="hellaswag") if r.doc_id == both]
+    assert [r.context for r in after] == [r.context for r in before]  # the row as it was
+    one = [
+        s.model_copy(update={"context": s.context + " then"}) if i == both else s
+        for i, s in enumerate(samples)
+    ]
+    changed = [r for r in render_requests(one, "olmes-rc", dataset="hellaswag") if r.doc_id == both]
+    assert changed[0].context.endswith(" then")  # one part changed: the fixed text renders

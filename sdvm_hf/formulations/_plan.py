@@ -27,8 +27,6 @@ from sdvm_hf.formulations.template import Template
 
 __all__ = ["Plan", "plan_for", "published_shots"]
 
-LM_EVAL_MODULE = "sdvm_hf.formulations.lm_eval"
-"""The lm-eval formulation's module (``lm_eval_requests``, ``lm_eval_label``, ...)."""
 
 NATIVE_ID = {"arc": "id", "openbookqa": "id", "commonsense_qa": "id", "hellaswag": "ind"}
 """The column holding a row's own id, where a dataset has one (else its position)."""

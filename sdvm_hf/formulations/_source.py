@@ -28,7 +28,14 @@ from sdvm_hf.sources.streaming import StreamingSamples
 
 __all__ = ["Samples", "Source", "open_source"]
 
-Samples = SampleSequence | StreamingSamples | str | os.PathLike[str] | Sequence[Mapping[str, Any]]
+Samples = (
+    SampleSequence
+    | StreamingSamples
+    | str
+    | os.PathLike[str]
+    | Sequence[MultipleChoiceSample]
+    | Sequence[Mapping[str, Any]]
+)
 """What :func:`~sdvm_hf.formulations.render_requests` renders: samples, or published rows."""
 
 
@@ -66,9 +73,8 @@ class Source:
                 row = self.mapping.encode(sample)
             except ValueError as error:
                 raise RenderError(f"{self.name} row {position}: {error}") from None
-            why = follow(row, sample) if follow is not None else None
-            if why:
-                raise RenderError(f"{self.name} row {position}: {why}")
+            if follow is not None:  # a fix the layout cannot express leaves the row as it was
+                follow(row, sample)  # published: rendered as export publishes it
             if self.columns:
                 ordered = {column: row[column] for column in self.columns if column in row}
                 row = {**ordered, **row} if len(ordered) < len(row) else ordered
@@ -124,6 +130,12 @@ def open_source(
             return sum(table.num_rows for table in streamed.tables())
 
         return _source("stream", lambda: iter(streamed), counted, record, dataset, config, split)
+    if isinstance(samples, Sequence) and all(
+        isinstance(sample, MultipleChoiceSample) for sample in samples
+    ):
+        listed = cast(Sequence[MultipleChoiceSample], samples)
+        return _source("samples", lambda: iter(listed), lambda: len(listed), None,
+                       dataset, config, split)  # fmt: skip
     if isinstance(samples, Sequence) and all(isinstance(row, Mapping) for row in samples):
         if dataset is None:
             raise RenderError("published rows say nothing of their dataset: name it (dataset=)")
@@ -133,7 +145,8 @@ def open_source(
         return source
     raise TypeError(
         "samples should be a sample file's path, a SampleSequence (load), a StreamingSamples "
-        f"(stream) or a list of published rows (dicts), got {type(samples).__name__}"
+        "(stream), a list of samples or a list of published rows (dicts), got "
+        f"{type(samples).__name__}"
     )
 
 
