@@ -11,6 +11,7 @@ LAYERS: list[tuple[str, ...]] = [
         "sdvm_hf._wire",
         "sdvm_hf._atomic",
         "sdvm_hf._progress",
+        "sdvm_hf._hash",
         "sdvm_hf.record",
         "sdvm_hf.verdicts",
     ),

@@ -15,6 +15,18 @@ DEFAULT_BASE_URL = "https://api.sdvm.ai"
 """The SDK's own default address (named in messages when no other is given)."""
 
 
+def require_sdk() -> None:
+    """Refuse, in one line, to start without the ``sdvm`` SDK (and its ``httpx``).
+
+    On Python 3.11 the ``sdvm`` extra installs nothing: the line says which Python to use.
+    """
+    try:
+        import httpx  # noqa: F401
+        import sdvm  # noqa: F401
+    except ImportError:
+        raise ServiceError(install_hint()) from None
+
+
 def check_key(api_key: str) -> None:
     r"""Refuse a key no HTTP header can carry, before any request; never echo the key.
 
