@@ -155,7 +155,38 @@ def join(
     columns = checked_columns(sent, answers, stage)
     if columns is None:
         columns = changeable_columns(join_rows(sent, answers, label, stage))
+    if stage != "audit":  # an audit's answers were checked to be the rows sent
+        traded = _traded(sent, columns)
+        if traded is not None:
+            row, name, other = traded
+            raise _malformed(
+                label,
+                f"row {row} came back with the {name} sent with row {other} (rows cannot "
+                "trade content, whatever their ids and extras say)",
+            )
     return columns
+
+
+def _traded(sent: Sent, columns: dict[str, pa.Array]) -> tuple[int, str, int] | None:
+    """The first row whose answer holds another row's content as sent: (row, field, other).
+
+    A fix may change a row's context and choices, but not into another row's: an answer
+    that gives row 0 the context (or the choices) sent with row 1, and not with row 0, moved
+    content between rows, whatever their ids and extras say.
+    """
+    for name in ("context", "choices"):
+        before = [_key(item[name]) for item in sent.wire]
+        owner: dict[Any, int] = {}
+        for offset, value in enumerate(before):
+            owner.setdefault(value, offset)
+        for offset, value in enumerate(map(_key, columns[name].to_pylist())):
+            if value != before[offset] and value in owner:
+                return sent.start + offset, name, sent.start + owner[value]
+    return None
+
+
+def _key(value: Any) -> Any:
+    return tuple(value) if isinstance(value, list) else value
 
 
 def checked_columns(

@@ -40,6 +40,7 @@ from sdvm_hf.errors import InputError
 from sdvm_hf.files import write_table
 from sdvm_hf.record import content_hash, staged
 from sdvm_hf.service._base import (
+    MAX_ANSWER,
     MAX_BATCH,
     RESUME,
     ROW_ID,
@@ -47,6 +48,9 @@ from sdvm_hf.service._base import (
     ServiceError,
     Stage,
     install_hint,
+    redact_url,
+    scrubbed,
+    secrets_of,
 )
 from sdvm_hf.service._client import (
     DEFAULT_BASE_URL,
@@ -105,6 +109,7 @@ def run_stage(
     timeout: float = 120.0,
     on_batch: Callable[[int], None] | None = None,
     force: bool = False,
+    max_answer: int = MAX_ANSWER,
 ) -> SampleSequence:
     """Send ``samples`` through ``stage`` ("audit", "fix" or "refine"); write and return the result.
 
@@ -115,7 +120,8 @@ def run_stage(
     there, reusing a batch only if its part holds exactly its rows. ``on_batch`` is called
     with each batch's number once its part is written; an exception it raises stops the run
     as Ctrl-C does (no new request; the requests in flight are awaited, at most ``timeout``
-    seconds, and kept). The service address is ``base_url``, else the ``SDVM_BASE_URL``
+    seconds, and kept). ``timeout`` bounds each request whole, ``max_answer`` the bytes of
+    an answer. The service address is ``base_url``, else the ``SDVM_BASE_URL``
     environment variable, else the SDK's default.
 
     ``conventions=None`` sends the defaults of the dataset the samples' record names (none
@@ -131,7 +137,7 @@ def run_stage(
     check_base_url(base_url, origin)
     chosen = choose_conventions(samples, conventions)
     output = Path(output)
-    with output_lock(output):
+    with output_lock(output), scrubbed(secrets_of(api_key, base_url)):
         return _run(
             samples,
             stage,
@@ -145,6 +151,7 @@ def run_stage(
             timeout,
             on_batch,
             force,
+            max_answer,
         )
 
 
@@ -193,6 +200,7 @@ def _run(
     timeout: float,
     on_batch: Callable[[int], None] | None,
     force: bool,
+    max_answer: int,
 ) -> SampleSequence:
     input_hash = content_hash(samples.table)
     # each batch's finished part: reused, or made in this run
@@ -219,8 +227,9 @@ def _run(
         len(todo),
         summary.to_send,
     )
-    call, close = make_client(stage, api_key, base_url, conventions.text, timeout)
-    address = base_url or DEFAULT_BASE_URL
+    call, close = make_client(stage, api_key, base_url, conventions.text, timeout, max_answer)
+    address = redact_url(base_url or DEFAULT_BASE_URL)
+    secrets = secrets_of(api_key, base_url)
     key = row_key(samples.table.schema.field("extra").type)
 
     async def work(
@@ -240,6 +249,8 @@ def _run(
             slots,
             flight,
             lambda returned: by_row(sent, returned, label),
+            timeout,
+            secrets,
         )
         await finishing.run(finish(number, start, source, sent, answers, label, flight, finishing))
 
