@@ -245,7 +245,11 @@ def test_retries_run_out_with_a_message_naming_the_batch(
         ("malformed", r"malformed response \(KeyError: 'audited_data'\)"),
         ("short", r"malformed response: sent 100 samples, got 99"),
         ("duplicate", r"malformed response: a sample without a row id of its own \(100\)"),
-        ("extra-changed", r"malformed response: row 100 came back with its extra changed"),
+        (
+            "extra-changed",
+            r"malformed response: row 100 came back with a top-level key that was not sent "
+            r"\('stub_added'; only the audit, fix and reaudit blocks may be added\)",
+        ),
         (
             "no-block",
             r"malformed response: row 100 came back without its audit block \(every audit "

@@ -159,7 +159,8 @@ def test_an_answer_trading_two_rows_content_is_refused(tmp_path: Path, stage: st
     with (
         StubService(faults=["swap"]) as stub,
         pytest.raises(
-            ServiceError, match=r"row 0 came back with the context sent with row 1 \(rows cannot"
+            ServiceError,
+            match=r"row 0 came back with the context sent with row 1, whose own answer",
         ),
     ):
         run(stub, mmlu, tmp_path / "o.parquet", stage=stage)
@@ -178,3 +179,15 @@ def test_a_fix_that_changes_a_row_in_place_is_kept(tmp_path: Path) -> None:
 
 
 logging.getLogger("httpx").setLevel(logging.WARNING)
+
+
+def test_a_fix_into_another_rows_unchanged_context_is_not_a_trade(tmp_path: Path) -> None:
+    import pyarrow as pa
+
+    mmlu = load_mmlu(bundled=True)[:10]
+    contexts = mmlu.table.column("context").to_pylist()
+    contexts[0] = contexts[1].replace(" ", "  ", 1)  # a duplicate of row 1, with a typo
+    twin = SampleSequence(mmlu.table.set_column(2, "context", pa.array(contexts)))
+    with StubService() as stub:
+        fixed = run(stub, twin, tmp_path / "o.parquet", stage="fix")
+    assert fixed[0].context == fixed[1].context == mmlu[1].context

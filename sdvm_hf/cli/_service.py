@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from sdvm_hf.cli._common import add_command, print_summary
+from sdvm_hf.cli._common import add_command, print_summary, readable_input
 from sdvm_hf.cli._names import MAX_BATCH, STAGES, preset_names
 from sdvm_hf.errors import InputError
 
@@ -113,6 +113,7 @@ def _run(args: argparse.Namespace) -> int:
     conventions = args.conventions
     if conventions is None and args.dataset:
         conventions = PRESETS[args.dataset].conventions or ""
+    readable_input(args.file)
     if check_output(args.output, [args.file]) != "parquet":
         raise InputError(f"{args.output}: the output is Parquet; name it .parquet")
     samples = read_samples(args.file)

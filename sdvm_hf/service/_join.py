@@ -27,6 +27,7 @@ from sdvm_hf._wire import BLOCKS, RESERVED_KEYS, TASK_TYPE
 from sdvm_hf.arrow import changeable_columns, json_text, plain_blocks, plain_extras
 from sdvm_hf.samples import MultipleChoiceSample, class_for_style
 from sdvm_hf.service._base import RESUME, ROW_ID, ServiceError, Stage
+from sdvm_hf.service._rows import extra_change, traded
 
 KEPT_BY_AUDIT = ("context", "choices", "answer_index")
 """The core fields an audit must send back as they were sent (only fix and refine change them)."""
@@ -155,38 +156,7 @@ def join(
     columns = checked_columns(sent, answers, stage)
     if columns is None:
         columns = changeable_columns(join_rows(sent, answers, label, stage))
-    if stage != "audit":  # an audit's answers were checked to be the rows sent
-        traded = _traded(sent, columns)
-        if traded is not None:
-            row, name, other = traded
-            raise _malformed(
-                label,
-                f"row {row} came back with the {name} sent with row {other} (rows cannot "
-                "trade content, whatever their ids and extras say)",
-            )
     return columns
-
-
-def _traded(sent: Sent, columns: dict[str, pa.Array]) -> tuple[int, str, int] | None:
-    """The first row whose answer holds another row's content as sent: (row, field, other).
-
-    A fix may change a row's context and choices, but not into another row's: an answer
-    that gives row 0 the context (or the choices) sent with row 1, and not with row 0, moved
-    content between rows, whatever their ids and extras say.
-    """
-    for name in ("context", "choices"):
-        before = [_key(item[name]) for item in sent.wire]
-        owner: dict[Any, int] = {}
-        for offset, value in enumerate(before):
-            owner.setdefault(value, offset)
-        for offset, value in enumerate(map(_key, columns[name].to_pylist())):
-            if value != before[offset] and value in owner:
-                return sent.start + offset, name, sent.start + owner[value]
-    return None
-
-
-def _key(value: Any) -> Any:
-    return tuple(value) if isinstance(value, list) else value
 
 
 def checked_columns(
@@ -251,6 +221,8 @@ def _columns(sent: Sent, answers: list[dict[str, Any]], stage: Stage) -> dict[st
         columns[name] = texts
     if any(columns[name].null_count for name in REQUIRED[stage]):
         return None
+    if stage != "audit" and traded(sent.wire, sent.start, [contexts, choices]):
+        return None  # the per-row rules refuse it, naming the rows
     return columns
 
 
@@ -317,7 +289,7 @@ def join_rows(
         answer = {k: v for k, v in answer.items() if k != sent.key}
         extra = {k: answer.pop(k) for k in [*answer] if k not in RESERVED_KEYS}
         if extra != extra_sent:
-            raise malformed(f"row {row} came back with its extra changed")
+            raise malformed(f"row {row} came back {extra_change(extra_sent, extra)}")
         try:
             back = MultipleChoiceSample.from_dict(answer)
         except (TypeError, ValueError) as error:
@@ -338,6 +310,16 @@ def join_rows(
                         "(an audit only rates; fix or refine change samples)"
                     )
         out.append(back)
+    found = stage != "audit" and traded(
+        sent.wire, sent.start, [[s.context for s in out], [s.choices for s in out]]
+    )
+    if found:
+        row, name, other = found
+        raise malformed(
+            f"row {row} came back with the {name} sent with row {other}, whose own answer "
+            "differs from what was sent (rows cannot trade content, whatever their ids and "
+            "extras say)"
+        )
     return out
 
 

@@ -1,0 +1,71 @@
+"""Issue #27, point 9: the messages of the last bullet, each fixed (the service's own are in
+tests/test_service.py and tests/test_service_hostile.py: a redirect's target, a key added)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from sdvm_hf import load_hellaswag, load_mmlu, write_parquet
+from sdvm_hf.cli import main
+from sdvm_hf.diff import diff_samples
+from sdvm_hf.record import Record
+from sdvm_hf.report import build_report, report_html
+
+
+@pytest.fixture
+def fifo(tmp_path: Path) -> Path:
+    path = tmp_path / "pipe.parquet"
+    os.mkfifo(path)
+    return path
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["audit", "{fifo}", "-o", "{out}"],
+        ["refine", "{fifo}", "-o", "{out}", "--dry-run"],
+        ["diff", "{fifo}", "{fifo}"],
+        ["export", "{fifo}", "-o", "{out}"],
+    ],
+    ids=lambda c: c[0],
+)
+def test_a_fifo_is_named_as_one_not_as_a_missing_file(
+    fifo: Path, tmp_path: Path, command: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = [a.format(fifo=fifo, out=tmp_path / "o.parquet") for a in command]
+    assert main(args) == 2  # at once: opening a FIFO would wait for a writer
+    assert f"{fifo} is a FIFO (named pipe), not a regular file" in capsys.readouterr().err
+
+
+def test_diff_of_two_unrelated_files_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_parquet(load_mmlu(bundled=True)[:20], tmp_path / "a.parquet")
+    write_parquet(load_mmlu(bundled=True)[100:120], tmp_path / "b.parquet")
+    assert main(["diff", str(tmp_path / "a.parquet"), str(tmp_path / "b.parquet")]) == 2
+    said = capsys.readouterr().err
+    assert "are not one file before and after a stage: row 0's extra differs" in said
+
+
+def test_an_answer_whose_text_alone_changed_is_not_said_to_move(tmp_path: Path) -> None:
+    before = load_hellaswag(bundled=True)[0]
+    choices = list(before.choices)
+    choices[before.answer_index] += " (fixed)"
+    after = before.model_copy(update={"choices": choices, "fix": {"changes": ["answer"]}})
+    found = diff_samples(before, after)
+    assert found.answer_moved and not found.answer_position_moved
+    assert found.lines()[-1].endswith("(the same position, its text changed)")
+    source, out = tmp_path / "before.parquet", tmp_path / "after.parquet"
+    write_parquet([before], source)
+    write_parquet([after], out)
+    record = (Record.read(out) or Record()).with_stage("fix", source, 1)
+    table = pq.read_table(out)
+    pq.write_table(table.replace_schema_metadata(record.metadata()), out)
+    html = report_html(build_report(out, examples=5))
+    letter = "ABCD"[before.answer_index]
+    assert f"The answer stays {letter}; its text changed" in html
+    assert "The answer moved" not in html
