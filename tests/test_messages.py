@@ -69,3 +69,43 @@ def test_an_answer_whose_text_alone_changed_is_not_said_to_move(tmp_path: Path) 
     letter = "ABCD"[before.answer_index]
     assert f"The answer stays {letter}; its text changed" in html
     assert "The answer moved" not in html
+
+
+def test_a_parquet_source_with_a_duplicate_column_name_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import pyarrow as pa
+
+    names = ["question", "question", "choices", "answer"]
+    arrays = [pa.array(["a?"]), pa.array(["b"]), pa.array([["x", "y"]]), pa.array([0])]
+    pq.write_table(pa.Table.from_arrays(arrays, names=names), tmp_path / "dup.parquet")
+    args = ["convert", "mmlu", "--data-files", str(tmp_path / "dup.parquet")]
+    assert main([*args, "-o", str(tmp_path / "o.parquet")]) == 2
+    assert "the source has more than one column named 'question'" in capsys.readouterr().err
+
+
+def test_the_report_does_not_trust_the_records_rejects(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    out = tmp_path / "mmlu.parquet"
+    write_parquet(load_mmlu(bundled=True)[:10], out)
+    secret = tmp_path / "secret.txt"
+    secret.write_text('{"row": 1, "reason": "not a reject"}\n', encoding="utf-8")
+    table = pq.read_table(out)
+
+    def forge(rejects: dict[str, object]) -> None:
+        record = Record(dataset="mmlu", rejects=rejects).converted(10, 0, None)
+        record = Record(dataset="mmlu", stages=record.stages, rejects=rejects)
+        pq.write_table(table.replace_schema_metadata(record.metadata()), out)
+
+    forge({"path": str(secret), "count": 999})
+    report = build_report(out)
+    assert "not a JSON Lines file: not read" in caplog.text
+    assert report.rejects_from is None and report.summary.rejects == {}
+    beside = tmp_path / "mmlu.rejects.jsonl"
+    beside.write_text("", encoding="utf-8")
+    forge({"path": str(beside), "count": 999})
+    caplog.clear()
+    report = build_report(out)
+    assert "its record counts 999 rejects" in caplog.text and "holds 0" in caplog.text
+    assert report.summary.rows_in == 10
