@@ -109,3 +109,43 @@ def test_the_report_does_not_trust_the_records_rejects(
     report = build_report(out)
     assert "its record counts 999 rejects" in caplog.text and "holds 0" in caplog.text
     assert report.summary.rows_in == 10
+
+
+def test_a_json_lines_answer_change_that_cannot_be_typed_names_file_column_and_rows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    source = Path(__file__).parent / "fixtures" / "social_i_qa" / "default-validation.parquet"
+    lines = tmp_path / "siqa.jsonl"
+    args = ["convert", "social_i_qa", "--data-files", str(source), "-o", str(lines)]
+    assert main(args) == 0
+    rows = [json.loads(line) for line in lines.read_text(encoding="utf-8").splitlines()]
+    rows[0]["answer_index"] = (rows[0]["answer_index"] + 1) % len(rows[0]["choices"])
+    lines.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    capsys.readouterr()
+    export = ["export", str(lines), "-o", str(tmp_path / "out"), "--dataset", "social_i_qa"]
+    assert main(export) == 2
+    said = capsys.readouterr().err
+    assert f"sdvm-hf export: {lines}: column 'label' would hold" in said
+    assert "(exported rows 0 and 1)" in said and "Could not convert" not in said
+
+
+def test_a_subject_named_like_an_export_file_is_refused_by_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import pyarrow as pa
+
+    source = tmp_path / "mmlu.parquet"
+    write_parquet(load_mmlu(bundled=True), source)
+    table = pq.read_table(source)
+    extras = table.column("extra").to_pylist()
+    for extra in extras[:5]:
+        extra["subject"] = "README.md"
+    column = pa.array(extras, table.schema.field("extra").type)
+    edited = table.set_column(table.schema.get_field_index("extra"), "extra", column)
+    pq.write_table(edited.replace_schema_metadata(table.schema.metadata), source)
+    assert main(["export", str(source), "-o", str(tmp_path / "out")]) == 2
+    said = capsys.readouterr().err
+    assert "the subject 'README.md' cannot name a configuration of the export" in said
+    assert ".tmp" not in said and "Is a directory" not in said
