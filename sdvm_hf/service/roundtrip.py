@@ -221,11 +221,11 @@ def _run(
     starts = range(0, len(samples), batch_size)
     todo = list(summary.todo)
     log.info(
-        "%s: %s%d request(s) (%d samples) to send",
+        "%s: %s%d request(s) (%s samples) to send",
         stage,
         f"resuming, {len(tables)} of {len(starts)} batches already done; " if tables else "",
         len(todo),
-        summary.to_send,
+        f"{summary.to_send:,}",
     )
     call, close = make_client(stage, api_key, base_url, conventions.text, timeout, max_answer)
     address = redact_url(base_url or DEFAULT_BASE_URL)
