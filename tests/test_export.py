@@ -876,3 +876,29 @@ def test_layout_into_a_layout_whose_columns_the_rows_lack_is_refused(tmp_path: P
     ):
         export(source, tmp_path / "out", layout="mmlu_pro")
     assert not (tmp_path / "out").exists()
+
+
+def test_an_original_made_again_since_the_stages_is_refused_never_published(
+    tmp_path: Path,
+) -> None:
+    from sdvm_hf.record import content_hash
+
+    source = convert("hellaswag", HELLASWAG, "validation", tmp_path / "s.parquet")
+    samples = read_samples(source)
+    fixed = [s.model_copy(update={"context": s.context + " now"}) if i == 0 else s
+             for i, s in enumerate(samples)]  # fmt: skip
+    write_parquet(fixed, tmp_path / "r.parquet")
+    record = read_record(source)
+    assert record is not None
+    staged = record.with_stage("fix", source, len(samples), input_hash=content_hash(samples.table))
+    table = pq.read_table(tmp_path / "r.parquet")
+    pq.write_table(table.replace_schema_metadata(staged.metadata()), tmp_path / "r.parquet")
+    export(tmp_path / "r.parquet", tmp_path / "ok", policy="original")  # the original matches
+    convert("hellaswag", HELLASWAG, "validation[2:]", source)  # made again at the same path
+    for options in ({"policy": "original"}, {"annotate": True}):
+        with pytest.raises(
+            ExportError, match=r"s\.parquet is not the file the stages of .*r\.parquet"
+        ):
+            export(tmp_path / "r.parquet", tmp_path / "out", **options)  # type: ignore[arg-type]
+    result = export(tmp_path / "r.parquet", tmp_path / "out")  # replace: the fixed rows as they are
+    assert result.total.rows_in == len(samples)

@@ -27,7 +27,7 @@ from sdvm_hf.exporter._rejected import rejected_rows, with_rejected
 from sdvm_hf.exporter._types import Counts, ExportError, Part
 from sdvm_hf.exporter.policy import DROP, Policy
 from sdvm_hf.files import read_samples
-from sdvm_hf.record import hf_features
+from sdvm_hf.record import content_hash, hf_features
 from sdvm_hf.samples import MultipleChoiceSample
 from sdvm_hf.shuffle import ORDER_KEY, unshuffled
 from sdvm_hf.verdicts import failing_rows
@@ -259,6 +259,16 @@ def _originals(
             )
         return False, None
     originals = read_samples(original_path)
+    read = part.record.stages[1].input_hash if part.record and len(part.record.stages) > 1 else None
+    if read is not None and content_hash(originals.table) != read:
+        if not (policy.publishes_original or annotate):
+            return False, None  # not published nor compared: the fixed rows go out as they are
+        raise ExportError(
+            f"{original_path} is not the file the stages of {part.path} started from (its "
+            "content hash differs from what the first stage read: it was made again or "
+            "edited since), so its rows cannot be published or compared as the originals; "
+            "export with the replace or drop policy and no --annotate, or run the stages again"
+        )
     if len(originals) != len(current):
         raise ExportError(
             f"{part.path} has {len(current)} rows, its original {original_path} "
