@@ -899,6 +899,6 @@ def test_an_original_made_again_since_the_stages_is_refused_never_published(
         with pytest.raises(
             ExportError, match=r"s\.parquet is not the file the stages of .*r\.parquet"
         ):
-            export(tmp_path / "r.parquet", tmp_path / "out", **options)  # type: ignore[arg-type]
+            export(tmp_path / "r.parquet", tmp_path / "out", **options)
     result = export(tmp_path / "r.parquet", tmp_path / "out")  # replace: the fixed rows as they are
     assert result.total.rows_in == len(samples)
