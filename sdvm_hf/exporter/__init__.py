@@ -39,6 +39,7 @@ from sdvm_hf.exporter._folder import (
     same_columns_per_config,
     write_split,
 )
+from sdvm_hf.exporter._harness import write_harness
 from sdvm_hf.exporter._inputs import check_folder, check_parts, parent, read_part
 from sdvm_hf.exporter._rows import FAST, Method, export_part
 from sdvm_hf.exporter._size import split_bytes
@@ -66,6 +67,7 @@ def export(
     config: str | None = None,
     split: str | None = None,
     overwrite: bool = False,
+    repo_id: str | None = None,
 ) -> Exported:
     """Write sample files back in their dataset's published layout as a Hub dataset folder.
 
@@ -79,6 +81,9 @@ def export(
     ``"original"``; ``annotate`` adds ``sdvm_status``, ``sdvm_failing`` and
     ``original_<column>`` for each changed column. The folder is written whole or not at
     all; an existing one is refused unless it is an earlier export and ``overwrite`` is set.
+    The folder also holds lm-eval and inspect_ai task files that read it (see
+    docs/export.md); ``repo_id`` (``ORG/NAME``) names the Hub repository it is published to,
+    which they read when the data is not beside them.
 
     ``datasets.load_dataset(folder, config, split=split)`` reads the result with the
     published columns, order and features.
@@ -95,6 +100,7 @@ def export(
         config=config,
         split=split,
         overwrite=overwrite,
+        repo_id=repo_id,
     )
 
 
@@ -111,6 +117,7 @@ def _export_with(
     config: str | None,
     split: str | None,
     overwrite: bool,
+    repo_id: str | None = None,
 ) -> Exported:
     """:func:`export` the way ``method`` says (the tests pass :data:`._rows.REFERENCE`)."""
     chosen = policy_named(policy)
@@ -180,6 +187,7 @@ def _export_with(
             json.dumps({**manifest, **result.totals(), "folder": folder.name}, indent=2) + "\n",
             encoding="utf-8",
         )
+        write_harness(staging, folder.name, parts, result, repo_id)
         move_into_place(staging, folder)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)

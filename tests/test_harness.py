@@ -1,0 +1,333 @@
+"""The harness files of an export, run: lm-eval's dummy model logs the requests they make.
+
+Each ``<task>_sdvm`` task of an export must make the requests the upstream task makes on the
+source rows (read here from the fixtures through lm-eval's own task file, ``include:``d, with
+``dataset_path: parquet``); after a fix it shows the fixed text, and a ``_clean`` task leaves
+out exactly the rows of its exclusion list.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+import subprocess
+import sys
+from functools import cache
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pyarrow.parquet as pq
+import pytest
+from test_export import refined
+
+from sdvm_hf import export, load, write_parquet
+from sdvm_hf.exporter._harness import TASKS
+
+FIXTURES = Path(__file__).parent / "fixtures"
+HUB = FIXTURES / "hub"
+ROOT = Path(__file__).parent.parent
+
+# (preset, config, split, the source rows, the upstream tasks that read them)
+CASES = [
+    ("hellaswag", None, "validation", "hellaswag/validation.parquet", ["hellaswag"]),
+    ("arc", "ARC-Challenge", "test", "arc/ARC-Challenge-test.parquet", ["arc_challenge"]),
+    ("openbookqa", "main", "test", "openbookqa/main-test.parquet", ["openbookqa"]),
+    (
+        "commonsense_qa",
+        None,
+        "validation",
+        "commonsense_qa/default-validation.parquet",
+        ["commonsense_qa"],
+    ),
+    ("piqa", None, "validation", "piqa/default-validation.parquet", ["piqa"]),
+    ("social_i_qa", None, "validation", "social_i_qa/default-validation.parquet", ["social_iqa"]),
+    (
+        "winogrande",
+        "winogrande_xl",
+        "validation",
+        "winogrande/winogrande_xl-validation.parquet",
+        ["winogrande"],
+    ),
+    ("swag", "regular", "validation", "swag/regular-validation.parquet", ["swag"]),
+    (
+        "truthfulqa",
+        "multiple_choice",
+        "validation",
+        "truthfulqa/multiple_choice-validation.parquet",
+        ["truthfulqa_mc1", "truthfulqa_mc2"],
+    ),
+    ("sciq", None, "validation", "sciq/default-validation.parquet", ["sciq"]),
+    ("copa", "copa", "validation", "copa/copa-validation.parquet", ["copa"]),
+]
+
+
+@pytest.fixture(autouse=True)
+def offline(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+
+
+@cache
+def upstream_yaml(task: str) -> Path:
+    """lm-eval's own task file of ``task`` (its index is built once: hundreds of files)."""
+    from lm_eval.tasks import TaskManager
+
+    path = TaskManager().task_index[task].yaml_path
+    assert path is not None
+    return Path(path)
+
+
+def reference(folder: Path, task: str, include: Path, data: dict[str, Path]) -> str:
+    """A task ``<include's name>_ref`` in ``folder``: the task file ``include`` (``task``'s,
+    or one of an export) reading ``data`` (split: Parquet file) instead of its dataset.
+    """
+    name = f"{include.stem}_ref"
+    config: dict[str, Any] = {
+        "include": str(include),
+        "task": name,
+        "dataset_path": "parquet",
+        "dataset_name": None,
+        "dataset_kwargs": {"data_files": {split: str(path) for split, path in data.items()}},
+        "tag": [],
+    }
+    for key in ("training_split", "validation_split", "test_split", "fewshot_split"):
+        value = TASKS["tasks"][task].get(key)
+        if value is not None and value not in data:
+            config[key] = None
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{name}.yaml").write_text(json.dumps(config), encoding="utf-8")
+    return name
+
+
+def requests(tasks: list[str], include: list[Path], **options: Any) -> dict[str, list[Any]]:
+    """Each task's logged requests under lm-eval's dummy model: doc, target, arguments
+
+    (a group's are its tasks').
+    """
+    from lm_eval import simple_evaluate
+    from lm_eval.tasks import TaskManager
+
+    manager = TaskManager(include_path=[str(p) for p in include], include_defaults=False)
+    results = simple_evaluate(
+        model="dummy", tasks=tasks, task_manager=manager, log_samples=True, **options
+    )
+    assert results is not None
+    return {
+        task: [(s["doc_id"], s["target"], s["arguments"]) for s in sorted(logged, key=doc_id)]
+        for task, logged in results["samples"].items()
+    }
+
+
+def doc_id(sample: dict[str, Any]) -> int:
+    return int(sample["doc_id"])
+
+
+def converted(preset: str, config: str | None, split: str, rows: Path, out: Path) -> Path:
+    write_parquet(load(preset, config, split, data_files=str(rows)), out)
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("preset", "config", "split", "rows", "tasks"), CASES)
+def test_an_identity_export_makes_the_upstream_requests(
+    preset: str,
+    config: str | None,
+    split: str,
+    rows: str,
+    tasks: list[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    samples = converted(preset, config, split, FIXTURES / rows, tmp_path / "s.parquet")
+    export(samples, tmp_path / "built")
+    shutil.move(tmp_path / "built", tmp_path / "moved")  # the tasks follow the folder
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    refs = [
+        reference(tmp_path / "ref", t, upstream_yaml(t), {split: FIXTURES / rows}) for t in tasks
+    ]
+    got = requests(
+        [f"{t}_sdvm" for t in tasks] + refs, [tmp_path / "moved/lm_eval", tmp_path / "ref"]
+    )
+    for task, ref in zip(tasks, refs, strict=True):
+        assert got[ref] and got[f"{task}_sdvm"] == got[ref]
+
+
+@pytest.mark.slow
+def test_an_mmlu_export_gives_each_subject_its_task_and_the_mmlu_sdvm_group(
+    tmp_path: Path,
+) -> None:
+    samples = converted(
+        "mmlu", "all", "test", FIXTURES / "mmlu/cais_test.parquet", tmp_path / "s.parquet"
+    )
+    result = export(samples, tmp_path / "out")
+    subjects = sorted(c for c in result.configs if c != "all")
+    group = (tmp_path / "out/lm_eval/_mmlu_sdvm.yaml").read_text(encoding="utf-8")
+    assert subjects and all(f'"mmlu_{s}_sdvm"' in group for s in subjects)
+    refs = [
+        reference(
+            tmp_path / "ref",
+            f"mmlu_{s}",
+            upstream_yaml(f"mmlu_{s}"),
+            {"test": HUB / "cais/mmlu" / s / "test-00000-of-00001.parquet"},
+        )
+        for s in subjects
+    ]
+    got = requests(["mmlu_sdvm", *refs], [tmp_path / "out/lm_eval", tmp_path / "ref"])
+    for subject, ref in zip(subjects, refs, strict=True):
+        assert got[ref] and got[f"mmlu_{subject}_sdvm"] == got[ref]
+
+
+@pytest.mark.slow
+def test_an_mmlu_pro_export_gives_each_category_its_task(tmp_path: Path) -> None:
+    rows = FIXTURES / "mmlu/mmlu_pro.parquet"
+    loaded = load("mmlu", None, "test", layout="mmlu_pro", data_files=str(rows), on_error="skip")
+    write_parquet(loaded, tmp_path / "s.parquet")
+    export(tmp_path / "s.parquet", tmp_path / "out", policy="drop")
+    source = pq.read_table(rows)
+    kept = [i for i in range(source.num_rows) if i not in set(loaded.rejects.rows)]
+    pq.write_table(source.take(kept), tmp_path / "kept.parquet")
+    categories = sorted({c.replace(" ", "_") for c in source.take(kept)["category"].to_pylist()})
+    tasks = [f"mmlu_pro_{c}" for c in categories]
+    refs = [
+        reference(tmp_path / "ref", t, upstream_yaml(t), {"test": tmp_path / "kept.parquet"})
+        for t in tasks
+    ]
+    # 0-shot: the export has no validation split, MMLU-Pro's few-shot split
+    include = [tmp_path / "out/lm_eval", tmp_path / "ref"]
+    got = requests([f"{t}_sdvm" for t in tasks] + refs, include, num_fewshot=0)
+    for task, ref in zip(tasks, refs, strict=True):
+        assert got[ref] and got[f"{task}_sdvm"] == got[ref]
+    # its rows are not at their upstream positions (a row was rejected): no _clean task
+    notes = (tmp_path / "out/lm_eval/README.md").read_text(encoding="utf-8")
+    assert not list((tmp_path / "out/lm_eval").glob("*_clean.yaml"))
+    assert "left out 1 rejected rows" in notes
+
+
+@pytest.mark.slow
+def test_a_refined_export_shows_the_fixed_text_and_nothing_else(tmp_path: Path) -> None:
+    rows = FIXTURES / "hellaswag/validation.parquet"
+    source = converted("hellaswag", None, "validation", rows, tmp_path / "s.parquet")
+    first = load("hellaswag", None, "validation", data_files=str(rows))[0]
+    fixed = {0: {"context": first.context + " slowly"}}
+    export(refined(source, tmp_path / "r.parquet", fixed), tmp_path / "out")
+    ref = reference(tmp_path / "ref", "hellaswag", upstream_yaml("hellaswag"), {"validation": rows})
+    got = requests(["hellaswag_sdvm", ref], [tmp_path / "out/lm_eval", tmp_path / "ref"])
+    mine, theirs = got["hellaswag_sdvm"], got[ref]
+    assert mine[1:] == theirs[1:] and len(mine) == len(theirs) > 1
+    contexts = {context for context, _ in mine[0][2]}  # (context, continuation) each
+    assert len(contexts) == 1 and contexts.pop().endswith(" slowly")
+    assert mine[0][2] != theirs[0][2]
+
+
+def positions_in_subject(rows: Path, dropped: list[int], subject: str) -> list[int]:
+    """The positions of the ``dropped`` rows of ``rows`` within the rows of ``subject``."""
+    subjects = pq.read_table(rows).column("subject").to_pylist()
+    mine = [row for row, value in enumerate(subjects) if value == subject]
+    return [mine.index(row) for row in dropped if row in mine]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("preset", ["hellaswag", "mmlu"])
+def test_a_clean_task_leaves_out_exactly_the_exclusion_list(preset: str, tmp_path: Path) -> None:
+    rows = FIXTURES / (
+        "hellaswag/validation.parquet" if preset == "hellaswag" else "mmlu/cais_test.parquet"
+    )
+    split = "validation" if preset == "hellaswag" else "test"
+    source = converted(preset, None, split, rows, tmp_path / "s.parquet")
+    dropped = [1, 2, 5]
+    audited = refined(source, tmp_path / "r.parquet", {}, verdicts=dict.fromkeys(dropped, False))
+    result = export(audited, tmp_path / "out", policy="drop")
+    lm = tmp_path / "out/lm_eval"
+    exclusions = json.loads((lm / "exclusions.json").read_text(encoding="utf-8"))
+    if preset == "hellaswag":
+        data = {"hellaswag": {split: rows}}
+        assert exclusions == {"hellaswag": {split: dropped}}
+    else:
+        subjects = sorted(c for c in result.configs if c != "all")
+        data = {
+            f"mmlu_{s}": {split: HUB / "cais/mmlu" / s / "test-00000-of-00001.parquet"}
+            for s in subjects
+        }
+        assert exclusions == {
+            f"mmlu_{s}": {split: positions_in_subject(rows, dropped, s)} for s in subjects
+        }
+    tasks = sorted(data)
+    upstream = [reference(tmp_path / "ref", t, upstream_yaml(t), data[t]) for t in tasks]
+    clean = [reference(tmp_path / "ref", t, lm / f"{t}_clean.yaml", data[t]) for t in tasks]
+    got = requests([f"{t}_sdvm" for t in tasks] + upstream + clean, [lm, tmp_path / "ref"])
+    for task, before, after in zip(tasks, upstream, clean, strict=True):
+        left_out = set(exclusions[task][split])
+        want = [request[1:] for request in got[before] if request[0] not in left_out]
+        assert [request[1:] for request in got[after]] == want
+        assert [request[1:] for request in got[f"{task}_sdvm"]] == want  # like for like
+        assert len(want) == len(got[before]) - len(left_out)
+
+
+def generated_utils(lm_eval_folder: Path) -> ModuleType:
+    """The export's ``utils.py``, imported as lm-eval imports it (by path)."""
+    spec = importlib.util.spec_from_file_location("export_utils", lm_eval_folder / "utils.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_tasks_read_the_folder_they_are_in_else_the_hub_repo_they_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import datasets
+
+    rows = FIXTURES / "hellaswag/validation.parquet"
+    source = converted("hellaswag", None, "validation", rows, tmp_path / "s.parquet")
+    export(source, tmp_path / "local")
+    export(source, tmp_path / "published", repo_id="someone/hellaswag-clean")
+    task = (tmp_path / "published/lm_eval/hellaswag_sdvm.yaml").read_text(encoding="utf-8")
+    assert 'dataset_path: "someone/hellaswag-clean"' in task
+    local = generated_utils(tmp_path / "local/lm_eval")
+    loaded = local.load_export("default", version=1.0)
+    assert loaded["validation"].num_rows == pq.read_metadata(rows).num_rows
+    # only the task files, without the data: the Hub repository if the export names one
+    shutil.copytree(tmp_path / "published/lm_eval", tmp_path / "alone/lm_eval")
+    calls: list[tuple[Any, ...]] = []
+    monkeypatch.setattr(datasets, "load_dataset", lambda *args: calls.append(args))
+    generated_utils(tmp_path / "alone/lm_eval").load_export("default")
+    assert calls == [("someone/hellaswag-clean", "default")]
+    shutil.copytree(tmp_path / "local/lm_eval", tmp_path / "bare/lm_eval")
+    with pytest.raises(FileNotFoundError, match=r"default: the export's data is not beside"):
+        generated_utils(tmp_path / "bare/lm_eval").load_export("default")
+
+
+def test_the_upstream_tasks_file_is_the_installed_lm_evals() -> None:
+    pytest.importorskip("lm_eval")
+    spec = importlib.util.spec_from_file_location("make", ROOT / "tools/make_harness_tasks.py")
+    assert spec is not None and spec.loader is not None
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    assert tool.build() == TASKS
+
+
+@pytest.mark.slow
+def test_the_lm_eval_command_runs_a_moved_export_from_any_folder(tmp_path: Path) -> None:
+    rows = FIXTURES / "copa/copa-validation.parquet"
+    source = converted("copa", "copa", "validation", rows, tmp_path / "s.parquet")
+    export(source, tmp_path / "built")
+    shutil.move(tmp_path / "built", tmp_path / "moved")
+    (tmp_path / "cwd").mkdir()
+    done = subprocess.run(
+        [
+            *(sys.executable, "-m", "lm_eval", "--model", "dummy", "--tasks", "copa_sdvm"),
+            *("--include_path", str(tmp_path / "moved/lm_eval"), "--log_samples"),
+            *("--output_path", str(tmp_path / "results")),
+        ],
+        cwd=tmp_path / "cwd",
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    (logged,) = (tmp_path / "results").rglob("samples_copa_sdvm_*.jsonl")
+    lines = logged.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == pq.read_metadata(rows).num_rows
