@@ -15,13 +15,15 @@ order, with no rejected row; MMLU's subject configurations count within the subj
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
 
-from sdvm_hf.exporter._types import ROW_RECORD, Exported, Part
+from sdvm_hf.exporter._inspect import write_inspect
+from sdvm_hf.exporter._types import ROW_RECORD, Exported, ExportError, Part
 
 __all__ = ["HARNESS", "TASKS", "Harness", "upstream_tasks", "write_harness", "write_lm_eval"]
 
@@ -46,6 +48,8 @@ _BY_CONFIG: dict[str, dict[str, tuple[str, ...]]] = {
     "copa": {"copa": ("copa",)},
 }
 """The upstream tasks that read each preset's configuration (MMLU's are by subject)."""
+REPO_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*")
+"""What ``repo_id`` may be: ``ORG/NAME``."""
 _SPLITS = ("training_split", "validation_split", "test_split", "fewshot_split")
 _GROUPS = {
     "mmlu": [{"metric": "acc", "weight_by_size": True}],
@@ -153,8 +157,19 @@ def write_lm_eval(
 def write_harness(
     folder: Path, name: str, parts: list[Part], result: Exported, repo_id: str | None
 ) -> Harness:
-    """Write the export's harness files into ``folder`` (see :func:`write_lm_eval`)."""
-    return write_lm_eval(folder, name, parts, result, repo_id)
+    """Write the export's harness files into ``folder``.
+
+    They are ``lm_eval/`` (:func:`write_lm_eval`), ``inspect/task.py`` and ``eval.yaml``
+    (:func:`.write_inspect`).
+    """
+    if repo_id is not None and not REPO_ID.fullmatch(repo_id):
+        raise ExportError(
+            f"repo_id must name a Hub repository as ORG/NAME (letters, digits, '-', '_', '.'), "
+            f"got {repo_id!r}"
+        )
+    done = write_lm_eval(folder, name, parts, result, repo_id)
+    write_inspect(folder, name, parts, result, repo_id)
+    return done
 
 
 def _cut_from(part: Part, config: str) -> bool:
