@@ -1,0 +1,128 @@
+"""The inspect_ai files of an export, run: the task file with mockllm, eval.yaml as inspect
+reads it, both on the rows the export wrote."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from test_harness import FIXTURES, converted, generated_utils, generated_utils_at
+
+from sdvm_hf import export, load
+
+
+@pytest.fixture(autouse=True)
+def offline(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+
+
+INSPECT_RUN = """
+import json, sys
+from inspect_ai import eval
+from inspect_ai.model import ModelOutput, ModelUsage, get_model
+
+def answers():  # each with its usage, so mockllm counts no tokens (tiktoken's is a download)
+    while True:
+        output = ModelOutput.from_content("mockllm/model", "ANSWER: A")
+        output.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
+        yield output
+
+model = get_model("mockllm/model", custom_outputs=answers())
+(log,) = eval(sys.argv[1], model=model, task_args={"config": sys.argv[2]}, log_dir=sys.argv[3],
+              display="none")
+samples = [[s.input, s.choices, s.target] for s in log.samples or []]
+print(json.dumps({"status": log.status, "error": str(log.error), "samples": samples}))
+"""
+"""Runs an inspect task file with mockllm in a process of its own (inspect leaves streams
+open that the suite's warnings-as-errors would fail on)."""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("preset", "config", "split", "rows", "task_config"),
+    [
+        ("hellaswag", None, "validation", "hellaswag/validation.parquet", "default"),
+        ("mmlu", "all", "test", "mmlu/cais_test.parquet", "astronomy"),
+    ],
+)
+def test_the_inspect_task_file_runs_on_the_moved_export(
+    preset: str, config: str | None, split: str, rows: str, task_config: str, tmp_path: Path
+) -> None:
+    pytest.importorskip("inspect_ai")
+    samples = converted(preset, config, split, FIXTURES / rows, tmp_path / "s.parquet")
+    export(samples, tmp_path / "built")
+    shutil.move(tmp_path / "built", tmp_path / "my-export")
+    (tmp_path / "cwd").mkdir()
+    task = f"{tmp_path / 'my-export/inspect/task.py'}@{preset}_sdvm"
+    done = subprocess.run(
+        [sys.executable, "-c", INSPECT_RUN, task, task_config, str(tmp_path / "logs")],
+        cwd=tmp_path / "cwd",
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    log = json.loads(done.stdout.splitlines()[-1])
+    assert log["status"] == "success", log["error"]
+    want = [
+        [s.context, list(s.choices), "ABCDEFGHIJ"[s.answer_index]]
+        for s in load(preset, config, split, data_files=str(FIXTURES / rows))
+        if preset != "mmlu" or s.extra["subject"] == task_config
+    ]
+    assert want and log["samples"] == want
+
+
+EVAL_YAML_CASES = [
+    ("mmlu", "all", "test", "mmlu/cais_test.parquet"),
+    ("piqa", None, "validation", "piqa/default-validation.parquet"),
+    ("swag", "regular", "validation", "swag/regular-validation.parquet"),
+    ("sciq", None, "validation", "sciq/default-validation.parquet"),
+]
+
+
+@pytest.mark.parametrize(("preset", "config", "split", "rows"), EVAL_YAML_CASES)
+def test_eval_yaml_gives_inspect_the_task_files_questions(
+    preset: str, config: str | None, split: str, rows: str, tmp_path: Path
+) -> None:
+    pytest.importorskip("inspect_ai")
+    import datasets
+    import yaml  # type: ignore[import-untyped]
+
+    # inspect's own reading of a Hub eval.yaml (private: it has no public form offline)
+    from inspect_ai._eval.task.hf import HFTask, _record_to_sample_hf
+
+    samples = converted(preset, config, split, FIXTURES / rows, tmp_path / "s.parquet")
+    result = export(samples, tmp_path / "out")
+    tasks = yaml.safe_load((tmp_path / "out/eval.yaml").read_text(encoding="utf-8"))["tasks"]
+    assert [task["config"] for task in tasks] == list(result.configs)
+    module = generated_utils_at(tmp_path / "out/inspect/task.py")
+    for entry in tasks:
+        task = HFTask.model_validate(entry)
+        data = datasets.load_dataset(str(tmp_path / "out"), task.config, split=task.split)
+        for index, row in enumerate(data):
+            theirs = _record_to_sample_hf(row, task.field_spec)
+            mine = module.to_sample(row, index)
+            assert (theirs.choices, theirs.target) == (mine.choices, mine.target)
+            assert theirs.input == mine.input or preset == "sciq"  # SciQ's support is its own
+
+
+def test_eval_yaml_is_written_only_where_the_layout_allows_one(tmp_path: Path) -> None:
+    rows = FIXTURES / "hellaswag/validation.parquet"
+    export(converted("hellaswag", None, "validation", rows, tmp_path / "s.parquet"), tmp_path / "o")
+    assert (tmp_path / "o/inspect/task.py").is_file() and not (tmp_path / "o/eval.yaml").exists()
+
+
+def test_the_command_names_the_hub_repo_in_the_task_files(tmp_path: Path) -> None:
+    from sdvm_hf.cli.main import main
+
+    rows = FIXTURES / "sciq/default-validation.parquet"
+    source = converted("sciq", None, "validation", rows, tmp_path / "s.parquet")
+    assert main(["export", str(source), "-o", str(tmp_path / "o"), "--repo-id", "me/sciq"]) == 0
+    assert generated_utils(tmp_path / "o/lm_eval").REPO_ID == "me/sciq"
+    inspect_file = (tmp_path / "o/inspect/task.py").read_text(encoding="utf-8")
+    assert "REPO_ID: str | None = 'me/sciq'" in inspect_file
