@@ -23,7 +23,6 @@ import pytest
 from test_export import refined
 
 from sdvm_hf import export, load, write_parquet
-from sdvm_hf.exporter import ExportError
 from sdvm_hf.exporter._harness import TASKS
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -281,40 +280,6 @@ def generated_utils_at(path: Path) -> ModuleType:
     return module
 
 
-def test_tasks_read_the_folder_they_are_in_else_the_hub_repo_they_name(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import datasets
-
-    rows = FIXTURES / "hellaswag/validation.parquet"
-    source = converted("hellaswag", None, "validation", rows, tmp_path / "s.parquet")
-    export(source, tmp_path / "local")
-    export(source, tmp_path / "published", repo_id="someone/hellaswag-clean")
-    task = (tmp_path / "published/lm_eval/hellaswag_sdvm.yaml").read_text(encoding="utf-8")
-    assert 'dataset_path: "someone/hellaswag-clean"' in task
-    local = generated_utils(tmp_path / "local/lm_eval")
-    loaded = local.load_export("default", version=1.0)
-    assert loaded["validation"].num_rows == pq.read_metadata(rows).num_rows
-    # only the task files, without the data: the Hub repository if the export names one
-    shutil.copytree(tmp_path / "published/lm_eval", tmp_path / "alone/lm_eval")
-    calls: list[tuple[Any, ...]] = []
-    monkeypatch.setattr(datasets, "load_dataset", lambda *args: calls.append(args))
-    generated_utils(tmp_path / "alone/lm_eval").load_export("default")
-    assert calls == [("someone/hellaswag-clean", "default")]
-    shutil.copytree(tmp_path / "local/lm_eval", tmp_path / "bare/lm_eval")
-    with pytest.raises(FileNotFoundError, match=r"default: the export's data is not beside"):
-        generated_utils(tmp_path / "bare/lm_eval").load_export("default")
-
-
-def test_the_upstream_tasks_file_is_the_installed_lm_evals() -> None:
-    pytest.importorskip("lm_eval")
-    spec = importlib.util.spec_from_file_location("make", ROOT / "tools/make_harness_tasks.py")
-    assert spec is not None and spec.loader is not None
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
-    assert tool.build() == TASKS
-
-
 @pytest.mark.slow
 def test_the_lm_eval_command_runs_a_moved_export_from_any_folder(tmp_path: Path) -> None:
     rows = FIXTURES / "copa/copa-validation.parquet"
@@ -337,18 +302,3 @@ def test_the_lm_eval_command_runs_a_moved_export_from_any_folder(tmp_path: Path)
     (logged,) = (tmp_path / "results").rglob("samples_copa_sdvm_*.jsonl")
     lines = logged.read_text(encoding="utf-8").splitlines()
     assert len(lines) == pq.read_metadata(rows).num_rows
-
-
-def test_a_repo_id_that_is_not_org_slash_name_is_refused(tmp_path: Path) -> None:
-    rows = FIXTURES / "hellaswag/validation.parquet"
-    source = converted("hellaswag", None, "validation", rows, tmp_path / "s.parquet")
-    with pytest.raises(ExportError, match=r"repo_id must name a Hub repository as ORG/NAME.*'x'"):
-        export(source, tmp_path / "o", repo_id="x")
-    assert not (tmp_path / "o").exists()
-
-
-def test_a_configuration_may_not_take_the_name_of_a_harness_folder(tmp_path: Path) -> None:
-    rows = FIXTURES / "hellaswag/validation.parquet"
-    source = converted("hellaswag", None, "validation", rows, tmp_path / "s.parquet")
-    with pytest.raises(ExportError, match=r"the configuration 'lm_eval' cannot name a folder"):
-        export(source, tmp_path / "o", config="lm_eval")

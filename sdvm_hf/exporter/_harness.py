@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -81,17 +82,18 @@ class Harness:
     notes: list[str] = field(default_factory=list)
 
 
-def upstream_tasks(part: Part, config: str, table: pq.ParquetFile | None = None) -> list[str]:
+def upstream_tasks(part: Part, config: str, data: Sequence[Path] = ()) -> list[str]:
     """The upstream lm-eval tasks that read ``config`` of the part's layout; none if unknown.
 
-    MMLU-Pro's are one per category among the rows (``table``, the written data).
+    MMLU-Pro's are one per category among the rows (``data``, the Parquet files written).
     """
     preset = part.preset.name if part.preset is not None else None
     known = TASKS["tasks"]
     if preset == "mmlu" and part.layout == "cais":
         return [f"mmlu_{config}"] if f"mmlu_{config}" in known else []
-    if preset == "mmlu" and part.layout == "mmlu_pro" and table is not None:
-        categories = set(table.read(columns=["category"]).column(0).to_pylist())
+    if preset == "mmlu" and part.layout == "mmlu_pro":
+        read = [pq.read_table(path, columns=["category"]).column(0).to_pylist() for path in data]
+        categories = {category for values in read for category in values}
         names = [f"mmlu_pro_{c.replace(' ', '_')}" for c in categories if isinstance(c, str)]
         return sorted(name for name in names if name in known)
     return list(_BY_CONFIG.get(preset or "", {}).get(config, ()))
@@ -113,32 +115,36 @@ def write_lm_eval(
     dropped = _dropped(folder / ROW_RECORD) if clean else {}
     exclusions: dict[str, dict[str, list[int]]] = {}
     grouped: dict[str, list[str]] = {}
+    plans: dict[str, tuple[str, list[Part]]] = {}  # each task: its configuration, parts
     for part in parts:
         for config, splits in result.configs.items():
             if config != part.config and not _cut_from(part, config):
                 continue
-            data = folder / config / f"{splits[0]}-00000-of-00001.parquet"
-            for task in upstream_tasks(part, config, pq.ParquetFile(data)):
-                upstream = TASKS["tasks"][task]
-                mine = _sdvm(upstream, task, config, splits, repo_id or name, functions)
-                missing = [key for key in _SPLITS if upstream.get(key) and mine[key] is None]
-                if mine.get("test_split") is None and mine.get("validation_split") is None:
-                    done.notes.append(f"{task}: the export has none of its splits ({config})")
-                    continue
-                done.notes += [f"{task}_sdvm: {k} {upstream[k]!r} is null" for k in missing]
-                _write(out / f"{task}_sdvm.yaml", mine)
-                done.tasks.append(f"{task}_sdvm")
-                family = next((g for g in ("mmlu_pro", "mmlu") if task.startswith(f"{g}_")), None)
-                if family is not None:
-                    grouped.setdefault(family, []).append(task)
-                if not clean:
-                    continue
-                why = _exclude(part, config, dropped, task, exclusions)
-                if why:
-                    done.notes.append(f"{task}_clean: not written: {why}")
-                    continue
-                _write(out / f"{task}_clean.yaml", _clean(upstream, task, functions))
-                done.tasks.append(f"{task}_clean")
+            data = [folder / config / f"{split}-00000-of-00001.parquet" for split in splits]
+            for task in upstream_tasks(part, config, data):
+                plans.setdefault(task, (config, []))[1].append(part)
+    for task, (config, owners) in plans.items():
+        upstream, splits = TASKS["tasks"][task], result.configs[config]
+        mine = _sdvm(upstream, task, config, splits, repo_id or name, functions)
+        if mine.get("test_split") is None and mine.get("validation_split") is None:
+            done.notes.append(f"{task}: the export has none of its splits ({config})")
+            continue
+        missing = [key for key in _SPLITS if upstream.get(key) and mine[key] is None]
+        done.notes += [f"{task}_sdvm: {k} {upstream[k]!r} is null" for k in missing]
+        _write(out / f"{task}_sdvm.yaml", mine)
+        done.tasks.append(f"{task}_sdvm")
+        family = next((g for g in ("mmlu_pro", "mmlu") if task.startswith(f"{g}_")), None)
+        if family is not None:
+            grouped.setdefault(family, []).append(task)
+        if not clean:
+            continue
+        why = next((w for p in owners if (w := _exclude(p, config, dropped, task, exclusions))), "")
+        if why:
+            exclusions.pop(task, None)
+            done.notes.append(f"{task}_clean: not written: {why}")
+            continue
+        _write(out / f"{task}_clean.yaml", _clean(upstream, task, functions))
+        done.tasks.append(f"{task}_clean")
     for family, members in grouped.items():
         for kind in ("sdvm", "clean") if clean else ("sdvm",):
             names = [f"{m}_{kind}" for m in members if f"{m}_{kind}" in done.tasks]

@@ -1,18 +1,24 @@
-"""The inspect_ai files of an export, run: the task file with mockllm, eval.yaml as inspect
-reads it, both on the rows the export wrote."""
+"""The harness files of an export, read: the inspect_ai task file run with mockllm, eval.yaml
+as inspect reads it, the Hub repository the files name, the upstream tasks file."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
+import pyarrow.parquet as pq
 import pytest
-from test_harness import FIXTURES, converted, generated_utils, generated_utils_at
+from test_export import refined
+from test_harness import FIXTURES, HUB, ROOT, converted, generated_utils, generated_utils_at
 
-from sdvm_hf import export, load
+from sdvm_hf import export, load, write_parquet
+from sdvm_hf.exporter import ExportError
+from sdvm_hf.exporter._harness import TASKS
 
 
 @pytest.fixture(autouse=True)
@@ -126,3 +132,76 @@ def test_the_command_names_the_hub_repo_in_the_task_files(tmp_path: Path) -> Non
     assert generated_utils(tmp_path / "o/lm_eval").REPO_ID == "me/sciq"
     inspect_file = (tmp_path / "o/inspect/task.py").read_text(encoding="utf-8")
     assert "REPO_ID: str | None = 'me/sciq'" in inspect_file
+
+
+def test_tasks_read_the_folder_they_are_in_else_the_hub_repo_they_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import datasets
+
+    rows = FIXTURES / "hellaswag/validation.parquet"
+    source = converted("hellaswag", None, "validation", rows, tmp_path / "s.parquet")
+    export(source, tmp_path / "local")
+    export(source, tmp_path / "published", repo_id="someone/hellaswag-clean")
+    task = (tmp_path / "published/lm_eval/hellaswag_sdvm.yaml").read_text(encoding="utf-8")
+    assert 'dataset_path: "someone/hellaswag-clean"' in task
+    local = generated_utils(tmp_path / "local/lm_eval")
+    loaded = local.load_export("default", version=1.0)
+    assert loaded["validation"].num_rows == pq.read_metadata(rows).num_rows
+    # only the task files, without the data: the Hub repository if the export names one
+    shutil.copytree(tmp_path / "published/lm_eval", tmp_path / "alone/lm_eval")
+    calls: list[tuple[Any, ...]] = []
+    monkeypatch.setattr(datasets, "load_dataset", lambda *args: calls.append(args))
+    generated_utils(tmp_path / "alone/lm_eval").load_export("default")
+    assert calls == [("someone/hellaswag-clean", "default")]
+    shutil.copytree(tmp_path / "local/lm_eval", tmp_path / "bare/lm_eval")
+    with pytest.raises(FileNotFoundError, match=r"default: the export's data is not beside"):
+        generated_utils(tmp_path / "bare/lm_eval").load_export("default")
+
+
+def test_the_upstream_tasks_file_is_the_installed_lm_evals() -> None:
+    pytest.importorskip("lm_eval")
+    spec = importlib.util.spec_from_file_location("make", ROOT / "tools/make_harness_tasks.py")
+    assert spec is not None and spec.loader is not None
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    assert tool.build() == TASKS
+
+
+def test_a_repo_id_that_is_not_org_slash_name_is_refused(tmp_path: Path) -> None:
+    rows = FIXTURES / "hellaswag/validation.parquet"
+    source = converted("hellaswag", None, "validation", rows, tmp_path / "s.parquet")
+    with pytest.raises(ExportError, match=r"repo_id must name a Hub repository as ORG/NAME.*'x'"):
+        export(source, tmp_path / "o", repo_id="x")
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_configuration_may_not_take_the_name_of_a_harness_folder(tmp_path: Path) -> None:
+    rows = FIXTURES / "hellaswag/validation.parquet"
+    source = converted("hellaswag", None, "validation", rows, tmp_path / "s.parquet")
+    with pytest.raises(ExportError, match=r"the configuration 'lm_eval' cannot name a folder"):
+        export(source, tmp_path / "o", config="lm_eval")
+
+
+def test_two_splits_of_one_configuration_give_each_task_once(tmp_path: Path) -> None:
+    import yaml
+
+    hub = str(HUB / "cais/mmlu")
+    parts = []
+    for split in ("test", "validation"):
+        write_parquet(load("mmlu", "all", split, hub=hub), tmp_path / f"{split}.parquet")
+        dropped = {0: False} if split == "test" else {1: False}
+        parts.append(
+            refined(tmp_path / f"{split}.parquet", tmp_path / f"r-{split}.parquet", {}, dropped)
+        )
+    result = export(parts, tmp_path / "out", policy="drop")
+    lm = tmp_path / "out/lm_eval"
+    subjects = sorted(c for c in result.configs if c != "all")
+    for kind in ("sdvm", "clean"):
+        group = yaml.safe_load((lm / f"_mmlu_{kind}.yaml").read_text(encoding="utf-8"))
+        assert group["task"] == [f"mmlu_{s}_{kind}" for s in subjects]
+    exclusions = json.loads((lm / "exclusions.json").read_text(encoding="utf-8"))
+    first = pq.read_table(HUB / "cais/mmlu/all/test-00000-of-00001.parquet")["subject"][0].as_py()
+    assert exclusions[f"mmlu_{first}"]["test"] == [0]
+    assert all(sorted(e) == ["test", "validation"] for e in exclusions.values())
+    assert sum(len(rows) for e in exclusions.values() for rows in e.values()) == 2
