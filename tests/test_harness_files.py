@@ -205,3 +205,20 @@ def test_two_splits_of_one_configuration_give_each_task_once(tmp_path: Path) -> 
     assert exclusions[f"mmlu_{first}"]["test"] == [0]
     assert all(sorted(e) == ["test", "validation"] for e in exclusions.values())
     assert sum(len(rows) for e in exclusions.values() for rows in e.values()) == 2
+
+
+def test_the_lm_eval_readme_says_what_is_not_as_upstream(tmp_path: Path) -> None:
+    rows = FIXTURES / "winogrande/winogrande_xl-validation.parquet"
+    source = converted(
+        "winogrande", "winogrande_debiased", "validation", rows, tmp_path / "w.parquet"
+    )
+    export(source, tmp_path / "w-out")
+    assert not list((tmp_path / "w-out/lm_eval").glob("*.yaml"))
+    notes = (tmp_path / "w-out/lm_eval/README.md").read_text(encoding="utf-8")
+    assert "- winogrande_debiased: no upstream lm-eval task reads this configuration" in notes
+    mmlu = FIXTURES / "mmlu/cais_test.parquet"
+    export(converted("mmlu", "all", "test", mmlu, tmp_path / "m.parquet"), tmp_path / "m-out")
+    notes = (tmp_path / "m-out/lm_eval/README.md").read_text(encoding="utf-8")
+    assert "- mmlu_astronomy_sdvm: fewshot_split 'dev' is null" in notes
+    task = (tmp_path / "m-out/lm_eval/mmlu_astronomy_sdvm.yaml").read_text(encoding="utf-8")
+    assert "fewshot_split: null" in task and "about astronomy" in task

@@ -123,6 +123,10 @@ def write_lm_eval(
             data = [folder / config / f"{split}-00000-of-00001.parquet" for split in splits]
             for task in upstream_tasks(part, config, data):
                 plans.setdefault(task, (config, []))[1].append(part)
+    served = {config for config, _ in plans.values()}
+    for config in result.configs:
+        if config not in served and not (parts[0].preset and config == parts[0].preset.config):
+            done.notes.append(f"{config}: no upstream lm-eval task reads this configuration")
     for task, (config, owners) in plans.items():
         upstream, splits = TASKS["tasks"][task], result.configs[config]
         mine = _sdvm(upstream, task, config, splits, repo_id or name, functions)
@@ -310,7 +314,7 @@ def _readme(done: Harness, clean: bool) -> str:
         f"Written by sdvm_hf from lm-eval {TASKS['lm_eval']}'s own tasks. Run from any folder:",
         "",
         "```sh",
-        f"lm_eval --model hf --model_args pretrained=MODEL --include_path {HARNESS} "
+        f"lm_eval --model hf --model_args pretrained=MODEL --include_path FOLDER/{HARNESS} "
         f"--tasks {','.join(t for t in done.tasks if t.endswith('_sdvm'))}",
         "```",
         "",
@@ -323,14 +327,14 @@ def _readme(done: Harness, clean: bool) -> str:
             "that exclusions.json lists by their position in their split (0-based): compare "
             "`<task>,<task>_clean,<task>_sdvm`."
         )
-    lines += ["", "Tasks: " + ", ".join(f"`{t}`" for t in done.tasks)]
-    if done.notes:
+    lines += ["", "Tasks: " + (", ".join(f"`{t}`" for t in done.tasks) or "none")]
+    if any(note.endswith(" is null") for note in done.notes):
         lines += [
             "",
-            "Not as upstream (a split the export lacks is null: with few-shot, lm-eval "
-            "then draws its examples from the evaluated split; export the few-shot split "
-            "too, MMLU's `dev`, MMLU-Pro's `validation`, to keep upstream's):",
-            "",
+            "A split the export lacks is null in its tasks: with few-shot examples, lm-eval "
+            "then draws them from the evaluated split; export the few-shot split too (MMLU's "
+            "`dev`, MMLU-Pro's `validation`) to keep upstream's.",
         ]
-        lines += [f"- {note}" for note in done.notes]
+    if done.notes:
+        lines += ["", "Notes:", "", *(f"- {note}" for note in done.notes)]
     return "\n".join(lines) + "\n"
