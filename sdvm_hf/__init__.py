@@ -44,6 +44,7 @@ if _typing.TYPE_CHECKING:
         write_parquet,
         write_samples,
     )
+    from sdvm_hf.formulations import render_requests
     from sdvm_hf.presets.hellaswag import load_hellaswag
     from sdvm_hf.presets.mmlu import load_mmlu
     from sdvm_hf.presets.registry import PRESETS, load, stream
@@ -78,6 +79,7 @@ _HOMES = {
     "load_hellaswag": "sdvm_hf.presets.hellaswag",
     "load_mmlu": "sdvm_hf.presets.mmlu",
     "read_jsonl": "sdvm_hf.files",
+    "render_requests": "sdvm_hf.formulations",
     "read_parquet": "sdvm_hf.files",
     "read_samples": "sdvm_hf.files",
     "shuffle_choices": "sdvm_hf.shuffle",
@@ -153,6 +155,7 @@ __all__ = [
     "read_jsonl",
     "read_parquet",
     "read_samples",
+    "render_requests",
     "shuffle_choices",
     "stream",
     "summarize",

@@ -133,6 +133,9 @@ class Record:
     """``{"path": file or None, "count": n}``: the rows the conversion left out."""
     version: str = ""
     """The ``sdvm_hf`` that wrote the record first."""
+    shuffle: Mapping[str, Any] | None = None
+    """``{"seed": n}`` when the conversion shuffled each sample's choices (``--shuffle-choices``;
+    the original order is in each sample's ``extra``)."""
 
     # -- reading and writing ---------------------------------------------------------------
 
@@ -159,6 +162,11 @@ class Record:
             if item is not None and not isinstance(item, Mapping):
                 raise RecordError(f"{where}: its record's {key} is not an object: {item!r}")
         schema = value.get("schema")
+        shuffle = value.get("shuffle")
+        if shuffle is not None and not (
+            isinstance(shuffle, Mapping) and isinstance(shuffle.get("seed"), int)
+        ):
+            raise RecordError(f"{where}: its record's shuffle is not {{'seed': int}}: {shuffle!r}")
         return cls(
             **names,
             source=objects["source"] or {},
@@ -168,6 +176,7 @@ class Record:
             stages=tuple(Stage.from_json(stage, where) for stage in stages),
             rejects=objects["rejects"],
             version=str(value.get("sdvm_hf", "")),
+            shuffle=shuffle,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -182,6 +191,7 @@ class Record:
             "mapping": None if self.mapping is None else dict(self.mapping),
             "stages": [stage.to_json() for stage in self.stages],
             "rejects": None if self.rejects is None else dict(self.rejects),
+            **({} if self.shuffle is None else {"shuffle": dict(self.shuffle)}),
         }
 
     @classmethod
@@ -217,6 +227,10 @@ class Record:
             stages=(Stage("convert", rows),),
             rejects={"path": where, "count": rejected},
         )
+
+    def shuffled(self, seed: int) -> Record:
+        """The record of these samples with their choices shuffled by ``seed``."""
+        return replace(self, shuffle={"seed": seed})
 
     def with_stage(
         self, stage: str, input_path: str | os.PathLike[str] | None, rows: int

@@ -18,18 +18,26 @@ import hashlib
 import json
 import random
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from functools import partial
 from typing import overload
 
 import pyarrow as pa
 
 from sdvm_hf.arrow.rejects import Rejects
 from sdvm_hf.arrow.sequence import SampleSequence, samples_to_table
+from sdvm_hf.record import Record
 from sdvm_hf.samples import MultipleChoiceSample
 from sdvm_hf.sources.streaming import WHOLE, Part, StreamingSamples
 from sdvm_hf.summary import ORDER_KEY
 
-__all__ = ["ORDER_KEY", "refers_to_other_choices", "shuffle_choices", "shuffle_table"]
+__all__ = [
+    "ORDER_KEY",
+    "refers_to_other_choices",
+    "shuffle_choices",
+    "shuffle_table",
+    "unshuffled",
+]
 
 _OTHERS = re.compile(
     r"\b(?:all|none|both|neither|either|any|each|one)\s+of\s+(?:the\s+)?"
@@ -148,6 +156,8 @@ class _ShuffledStream(StreamingSamples):
         self.__dict__.update(inner.__dict__)
         self._seed = seed
         self.left_in_place = 0
+        if inner.provenance is not None:  # the record says the choices were shuffled, and how
+            self.provenance = partial(_shuffled_record, inner.provenance, seed)
 
     def _converted(self, parts: Sequence[Part] = (WHOLE,)) -> Iterator[tuple[pa.Table, Rejects]]:
         self.left_in_place = 0
@@ -186,4 +196,34 @@ def shuffle_choices(
         return _ShuffledStream(samples, seed)
     rejects = samples.rejects if isinstance(samples, SampleSequence) else None
     table, _ = shuffle_table(samples_to_table(samples), seed)
-    return SampleSequence(table, rejects=rejects, validate=False)
+    shuffled = SampleSequence(table, rejects=rejects, validate=False)
+    if isinstance(samples, SampleSequence) and samples.provenance is not None:
+        shuffled.provenance = partial(_shuffled_record, samples.provenance, seed)
+    return shuffled
+
+
+def _shuffled_record(record: Callable[[], Record], seed: int) -> Record:
+    return record().shuffled(seed)
+
+
+def unshuffled(sample: MultipleChoiceSample) -> MultipleChoiceSample:
+    """The sample as it was before :func:`shuffle_choices`: its choices back in their order.
+
+    A sample that was not shuffled (or was left in place) comes back as it is.
+
+    >>> from sdvm_hf import MultipleChoiceSample
+    >>> q = MultipleChoiceSample(context="2 + 2?", choices=["4", "3", "5", "22"], answer_index=0)
+    >>> unshuffled(shuffle_choices([q], seed=7)[0]).to_dict() == q.to_dict()
+    True
+    """
+    order = sample.extra.get(ORDER_KEY)
+    extra = {key: value for key, value in sample.extra.items() if key != ORDER_KEY}
+    if not order:
+        return (
+            sample if ORDER_KEY not in sample.extra else sample.model_copy(update={"extra": extra})
+        )
+    choices = [""] * len(order)
+    for now, then in enumerate(order):
+        choices[then] = sample.choices[now]
+    update = {"choices": choices, "answer_index": order[sample.answer_index], "extra": extra}
+    return sample.model_copy(update=update)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import replace
 from pathlib import Path
@@ -14,6 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 from test_presets import ANSWERED
 
+import sdvm_hf
 from sdvm_hf import PRESETS, load, read_samples, write_jsonl, write_parquet
 from sdvm_hf.cli import main
 from sdvm_hf.exporter import ExportError, export
@@ -63,6 +65,9 @@ def test_an_unchanged_file_exports_as_its_source_exactly(
         "kept": source.num_rows,
         "replaced": 0,
         "dropped": 0,
+        "rejected": 0,
+        "unpublished": 0,
+        "refused": 0,
     }
 
 
@@ -232,7 +237,7 @@ def test_mmlu_pro_answer_letter_follows_answer_index(tmp_path: Path) -> None:
     moved = (samples[0].answer_index + 1) % len(samples[0].choices)
     fixed = refined(tmp_path / "s.parquet", tmp_path / "r.parquet", {0: {"answer_index": moved}})
     export(fixed, tmp_path / "out")
-    row = exported_table(tmp_path / "out", "all", "test").to_pylist()[0]
+    row = exported_table(tmp_path / "out", "default", "test").to_pylist()[0]  # TIGER-Lab's name
     assert (row["answer_index"], row["answer"]) == (moved, "ABCDEFGHIJ"[moved])
 
 
@@ -299,7 +304,8 @@ def test_each_policy_gives_its_rows_and_counts(
     assert main(["export", str(fixed), "-o", str(out), "--policy", policy, "--json"]) == 0
     totals = json.loads(capsys.readouterr().out)
     assert {k: totals[k] for k in counts} == counts
-    assert totals["kept"] + totals["replaced"] + totals["dropped"] == totals["rows_in"]
+    kinds = ("kept", "replaced", "dropped", "rejected")
+    assert sum(totals[k] for k in kinds) == totals["rows_in"]
     table = exported_table(out, "all", "test")
     assert table.num_rows == rows
     questions = table.column("question").to_pylist()
@@ -370,6 +376,9 @@ def test_a_split_left_with_no_row_is_not_written_and_said(
         "kept": 0,
         "replaced": 0,
         "dropped": rows,
+        "rejected": 0,
+        "unpublished": 0,
+        "refused": 0,
     }
 
 
@@ -606,7 +615,7 @@ def test_annotate_refuses_a_layout_that_has_its_columns_already(tmp_path: Path) 
     ):
         export(fixed, tmp_path / "out", annotate=True)
     export(fixed, tmp_path / "out")
-    assert exported_table(tmp_path / "out", "default", "train").column("q")[0].as_py() == "2 + 2?"
+    assert exported_table(tmp_path / "out", "quiz", "train").column("q")[0].as_py() == "2 + 2?"
 
 
 def test_the_generic_mapping_exports_its_columns_as_they_were_named(tmp_path: Path) -> None:
@@ -623,7 +632,8 @@ def test_the_generic_mapping_exports_its_columns_as_they_were_named(tmp_path: Pa
     )
     write_parquet(load(mapping, data_files=str(source)), tmp_path / "s.parquet")
     export(tmp_path / "s.parquet", tmp_path / "out")
-    assert exported_table(tmp_path / "out", "default", "train").to_pylist() == rows
+    # a mapping of one's own names its configuration (a harness asks for it by that name)
+    assert exported_table(tmp_path / "out", "mine", "train").to_pylist() == rows
 
     # a file written before the mapping's label was named `dataset` keeps it as `name`
     from sdvm_hf.record import read_record, with_record
@@ -640,7 +650,7 @@ def test_the_generic_mapping_exports_its_columns_as_they_were_named(tmp_path: Pa
     )
     assert read_record(tmp_path / "old.parquet").mapping["name"] == "mine"  # type: ignore[union-attr,index]
     export(tmp_path / "old.parquet", tmp_path / "out-old")
-    assert exported_table(tmp_path / "out-old", "default", "train").to_pylist() == rows
+    assert exported_table(tmp_path / "out-old", "mine", "train").to_pylist() == rows
 
 
 @pytest.mark.parametrize(("name", "file", "split"), LAYOUTS, ids=str)
@@ -694,3 +704,175 @@ def test_a_forged_records_configuration_never_becomes_a_path(tmp_path: Path) -> 
     ):
         export(tmp_path / "f.parquet", tmp_path / "out")
     assert not (tmp_path / "out").exists() and not (tmp_path.parent / "victim").exists()
+
+
+PRO = FIXTURES / "mmlu" / "mmlu_pro.parquet"
+
+
+@pytest.mark.parametrize(("policy", "published"), [("replace", 8), ("original", 8), ("drop", 7)])
+def test_rows_rejected_at_conversion_are_source_rows_accounted_for(
+    tmp_path: Path, policy: str, published: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = pq.read_table(PRO)  # row 6 has one option: not a sample, rejected at conversion
+    assert main(["convert", "mmlu", "--data-files", str(PRO), "--split", "test",
+                 "--on-error", "skip", "-o", str(tmp_path / "pro.parquet")]) == 0  # fmt: skip
+    capsys.readouterr()
+    out = tmp_path / "out"
+    assert main(["export", str(tmp_path / "pro.parquet"), "-o", str(out), "--policy", policy]) == 0
+    line = capsys.readouterr().out
+    fate = "left out" if policy == "drop" else "published as they were"
+    assert f"8 rows in; kept 7, replaced 0, dropped 0, rejected at conversion 1 ({fate})" in line
+    table = pq.read_table(next(out.glob("default/test-*.parquet")))  # MMLU-Pro's configuration
+    rows = source.to_pylist()
+    want = rows if published == 8 else rows[:6] + rows[7:]
+    assert table.num_rows == published and table.to_pylist() == want  # in place, as they were
+    totals = json.loads((out / "sdvm_hf-export.json").read_text())
+    assert (totals["rows_in"], totals["rejected"]) == (8, 1)
+    assert "rejected at conversion 1" in (out / "README.md").read_text()
+
+
+def test_rejected_rows_whose_file_is_gone_are_refused_not_lost(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["convert", "mmlu", "--data-files", str(PRO), "--split", "test",
+                 "--on-error", "skip", "-o", str(tmp_path / "pro.parquet")]) == 0  # fmt: skip
+    (tmp_path / "pro.rejects.jsonl").unlink()
+    with pytest.raises(ExportError, match=r"pro\.parquet: its conversion rejected 1 source rows"):
+        export(tmp_path / "pro.parquet", tmp_path / "out")
+
+
+@pytest.mark.parametrize(
+    ("fixture", "hub", "licence", "config"),
+    [
+        ("mmlu/mmlu_pro.parquet", "TIGER-Lab/MMLU-Pro", "mit", "default"),
+        ("mmlu/cais_test.parquet", "cais/mmlu", "mit", "all"),
+        ("arc/ARC-Challenge-test.parquet", "allenai/ai2_arc", "cc-by-sa-4.0", "ARC-Challenge"),
+    ],
+)
+def test_the_card_names_each_layouts_own_source_licence_and_configuration(
+    tmp_path: Path, fixture: str, hub: str, licence: str, config: str
+) -> None:
+    name = fixture.split("/")[0]
+    dataset = "mmlu" if name == "mmlu" else name
+    samples = load(dataset, config if name == "arc" else None, "test",
+                   data_files=str(FIXTURES / fixture), on_error="skip")  # fmt: skip
+    write_parquet(samples, tmp_path / "s.parquet")
+    export(tmp_path / "s.parquet", tmp_path / "out")
+    card = (tmp_path / "out" / "README.md").read_text()
+    assert f"license: {licence}\n" in card and f"source_datasets:\n- {hub}\n" in card
+    assert (tmp_path / "out" / config).is_dir()
+    assert datasets.load_dataset(str(tmp_path / "out"), config, split="test").num_rows > 0
+
+
+def test_a_hellaswag_fix_of_both_context_parts_keeps_the_original_and_says_why(
+    tmp_path: Path,
+) -> None:
+    bundled = Path(sdvm_hf.__file__).parent / "data" / "hellaswag_validation.parquet"
+    source = convert("hellaswag", bundled, "validation", tmp_path / "s.parquet")
+    samples = read_samples(source)
+    rows = pq.read_table(bundled).to_pylist()
+    both = next(i for i, r in enumerate(rows) if r["ctx_b"])  # an ActivityNet row: two parts
+    one = next(i for i, r in enumerate(rows) if not r["ctx_b"])  # a WikiHow row: ctx_a alone
+    changes = {
+        both: {"context": "Meanwhile, " + samples[both].context.upper()},
+        one: {"context": "Meanwhile, " + samples[one].context},
+    }
+    fixed = refined(source, tmp_path / "r.parquet", changes)
+    result = export(fixed, tmp_path / "out")
+    out = exported_table(tmp_path / "out", "default", "validation").to_pylist()
+    assert out[both] == rows[both]  # kept as it was: no split of the new text is exact
+    assert out[one]["ctx_a"] == out[one]["ctx"] == changes[one]["context"]
+    assert out[one]["ctx_b"] == ""
+    lines = (tmp_path / "out" / "export-record.jsonl").read_text().splitlines()
+    reason = json.loads(lines[both])["reason"]
+    assert "changed both ctx_a's and ctx_b's parts" in reason
+    assert result.total.refused == 1 and result.total.replaced == 1
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+def test_a_shuffled_file_exports_its_letters_following_and_its_record_names_the_seed(
+    tmp_path: Path, streamed: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from sdvm_hf import shuffle_choices, stream
+
+    source = pq.read_table(PRO).to_pylist()
+    opened = (stream if streamed else load)("mmlu", None, "test", data_files=str(PRO),
+                                             on_error="skip")  # fmt: skip
+    write_parquet(shuffle_choices(opened, 11), tmp_path / "s.parquet")
+    record = read_record(tmp_path / "s.parquet")
+    assert record is not None and record.shuffle == {"seed": 11}
+    export(tmp_path / "s.parquet", tmp_path / "out")
+    rows = exported_table(tmp_path / "out", "default", "test").to_pylist()
+    assert all(r["answer"] == "ABCDEFGHIJ"[r["answer_index"]] for r in rows)  # letters follow
+    by_id = {r["question_id"]: r for r in source}
+    moved = 0
+    for row in rows:
+        then = by_id[row["question_id"]]
+        assert sorted(row["options"]) == sorted(then["options"])
+        assert row["options"][row["answer_index"]] == then["options"][then["answer_index"]]
+        moved += row["options"] != then["options"]
+    assert moved > 0
+    export(tmp_path / "s.parquet", tmp_path / "orig", policy="original")
+    originals = exported_table(tmp_path / "orig", "default", "test").to_pylist()
+    assert originals == source[:6] + source[7:]  # the source's own order, row 6 never converted
+
+
+def test_one_export_at_a_time_into_a_folder_the_second_names_the_first(tmp_path: Path) -> None:
+    from sdvm_hf._lock import output_lock
+
+    write_parquet(load("hellaswag", split="validation[:3]", bundled=True), tmp_path / "s.parquet")
+    with (
+        output_lock(tmp_path / "out", ExportError),
+        pytest.raises(
+            ExportError,
+            match=rf"^{tmp_path}/out is being written by another run \(PID {os.getpid()}",
+        ),
+    ):
+        export(tmp_path / "s.parquet", tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+    export(tmp_path / "s.parquet", tmp_path / "out")  # the lock is let go: the next one runs
+    assert not (tmp_path / "out.lock").exists()
+
+
+def test_staging_folders_a_killed_export_left_are_cleaned_on_the_next_run(tmp_path: Path) -> None:
+    write_parquet(load("hellaswag", split="validation[:3]", bundled=True), tmp_path / "s.parquet")
+    left = tmp_path / ".out.sdvm_hf-staging-x1y2"
+    (left / "default").mkdir(parents=True)
+    other = tmp_path / ".out.v2.sdvm_hf-staging-z"  # another folder's (out.v2): not ours
+    other.mkdir()
+    export(tmp_path / "s.parquet", tmp_path / "out")
+    assert not left.exists() and other.exists()
+    assert not [p for p in tmp_path.iterdir() if "sdvm_hf-staging" in p.name and p != other]
+
+
+def test_overwrite_keeps_git_and_what_the_export_did_not_write(tmp_path: Path) -> None:
+    write_parquet(load("hellaswag", split="validation[:3]", bundled=True), tmp_path / "s.parquet")
+    out = tmp_path / "out"
+    export(tmp_path / "s.parquet", out)
+    (out / ".git" / "objects").mkdir(parents=True)
+    (out / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (out / ".gitattributes").write_text("*.parquet filter=lfs\n")
+    (out / "NOTES.md").write_text("my notes\n")
+    (out / "default" / "notes.txt").write_text("beside the data\n")
+    export(tmp_path / "s.parquet", out, overwrite=True)
+    assert (out / ".git" / "HEAD").read_text() == "ref: refs/heads/main\n"
+    assert (out / ".gitattributes").is_file() and (out / "NOTES.md").read_text() == "my notes\n"
+    assert (out / "default" / "notes.txt").is_file()
+    manifest = json.loads((out / "sdvm_hf-export.json").read_text())
+    assert "NOTES.md" not in manifest["files"] and "README.md" in manifest["files"]
+    # a file of the user's at a path the export writes is refused, and nothing is lost
+    manifest["files"].remove("README.md")
+    (out / "sdvm_hf-export.json").write_text(json.dumps(manifest))
+    with pytest.raises(ExportError, match=r"would replace README\.md, which the earlier export"):
+        export(tmp_path / "s.parquet", out, overwrite=True)
+    assert (out / "NOTES.md").is_file() and (out / ".git" / "HEAD").is_file()
+    assert (out / "README.md").is_file()
+
+
+def test_layout_into_a_layout_whose_columns_the_rows_lack_is_refused(tmp_path: Path) -> None:
+    source = convert("mmlu", CAIS_TEST, "test", tmp_path / "s.parquet")
+    with pytest.raises(
+        ExportError, match=r"cannot be published in the mmlu_pro layout: they lack question_id"
+    ):
+        export(source, tmp_path / "out", layout="mmlu_pro")
+    assert not (tmp_path / "out").exists()

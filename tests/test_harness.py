@@ -181,29 +181,47 @@ def test_an_mmlu_export_gives_each_subject_its_task_and_the_mmlu_sdvm_group(
 
 
 @pytest.mark.slow
-def test_an_mmlu_pro_export_gives_each_category_its_task(tmp_path: Path) -> None:
+def test_an_mmlu_pro_export_puts_its_rejected_row_back_or_excludes_it(tmp_path: Path) -> None:
+    from sdvm_hf.cli.main import main
+
+    rows = FIXTURES / "mmlu/mmlu_pro.parquet"  # row 6 has one option: rejected, kept in a file
+    convert = ["convert", "mmlu", "--data-files", str(rows), "--on-error", "skip"]
+    assert main([*convert, "-o", str(tmp_path / "s.parquet")]) == 0
+    export(tmp_path / "s.parquet", tmp_path / "all")  # the rejected row back in its place
+    export(tmp_path / "s.parquet", tmp_path / "drop", policy="drop")  # left out
+    categories = sorted({c.replace(" ", "_") for c in pq.read_table(rows)["category"].to_pylist()})
+    tasks = [f"mmlu_pro_{c}" for c in categories]
+    data = {"test": rows}
+    refs = [reference(tmp_path / "ref", t, upstream_yaml(t), data) for t in tasks]
+    drop = tmp_path / "drop/lm_eval"
+    clean = [reference(tmp_path / "ref", t, drop / f"{t}_clean.yaml", data) for t in tasks]
+    exclusions = json.loads((drop / "exclusions.json").read_text(encoding="utf-8"))
+    assert exclusions == {t: {"test": [6]} for t in tasks}
+    # 0-shot: the export has no validation split, MMLU-Pro's few-shot split
+    got = requests(
+        [f"{t}_sdvm" for t in tasks] + refs + clean,
+        [tmp_path / "all/lm_eval", tmp_path / "ref"],
+        num_fewshot=0,
+    )
+    left = requests([f"{t}_sdvm" for t in tasks], [drop], num_fewshot=0)
+    gone = pq.read_table(rows)["category"][6].as_py().replace(" ", "_")
+    for task, ref, cleaned in zip(tasks, refs, clean, strict=True):
+        assert got[ref] and got[f"{task}_sdvm"] == got[ref]
+        mine = [r[1:] for r in got[cleaned]]
+        assert mine == [r[1:] for r in left[f"{task}_sdvm"]]  # like for like
+        assert len(mine) == len(got[ref]) - (task == f"mmlu_pro_{gone}")
+        assert all(request in [r[1:] for r in got[ref]] for request in mine)
+
+
+def test_rejected_rows_with_no_file_of_them_leave_no_clean_task(tmp_path: Path) -> None:
     rows = FIXTURES / "mmlu/mmlu_pro.parquet"
     loaded = load("mmlu", None, "test", layout="mmlu_pro", data_files=str(rows), on_error="skip")
-    write_parquet(loaded, tmp_path / "s.parquet")
+    write_parquet(loaded, tmp_path / "s.parquet")  # from memory: no rejects file
     export(tmp_path / "s.parquet", tmp_path / "out", policy="drop")
-    source = pq.read_table(rows)
-    kept = [i for i in range(source.num_rows) if i not in set(loaded.rejects.rows)]
-    pq.write_table(source.take(kept), tmp_path / "kept.parquet")
-    categories = sorted({c.replace(" ", "_") for c in source.take(kept)["category"].to_pylist()})
-    tasks = [f"mmlu_pro_{c}" for c in categories]
-    refs = [
-        reference(tmp_path / "ref", t, upstream_yaml(t), {"test": tmp_path / "kept.parquet"})
-        for t in tasks
-    ]
-    # 0-shot: the export has no validation split, MMLU-Pro's few-shot split
-    include = [tmp_path / "out/lm_eval", tmp_path / "ref"]
-    got = requests([f"{t}_sdvm" for t in tasks] + refs, include, num_fewshot=0)
-    for task, ref in zip(tasks, refs, strict=True):
-        assert got[ref] and got[f"{task}_sdvm"] == got[ref]
-    # its rows are not at their upstream positions (a row was rejected): no _clean task
     notes = (tmp_path / "out/lm_eval/README.md").read_text(encoding="utf-8")
     assert not list((tmp_path / "out/lm_eval").glob("*_clean.yaml"))
-    assert "left out 1 rejected rows" in notes
+    assert list((tmp_path / "out/lm_eval").glob("mmlu_pro_*_sdvm.yaml"))
+    assert "rejected 1 rows and kept no file of them" in notes
 
 
 @pytest.mark.slow

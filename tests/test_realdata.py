@@ -165,19 +165,29 @@ def test_every_labelled_real_file_exports_as_the_hub_copy(
 
 
 @pytest.mark.slow
-def test_mmlu_pro_exports_its_convertible_rows_exactly(tmp_path: Path) -> None:
+def test_mmlu_pro_exports_every_source_row_the_rejected_in_their_places(tmp_path: Path) -> None:
     from sdvm_hf import export, load, write_parquet
+    from sdvm_hf.cli import main
 
     source = REAL / "mmlu_pro" / "test.parquet"
+    # from memory (write_parquet of a load), the five rejected rows are counted, not published
     samples = load("mmlu", split="test", data_files=str(source), on_error="skip")
     write_parquet(samples, tmp_path / "s.parquet")
-    export(tmp_path / "s.parquet", tmp_path / "out")
+    result = export(tmp_path / "s.parquet", tmp_path / "out")
     rejected = {reject.row for reject in samples.rejects}
-    assert len(rejected) == 5
+    assert len(rejected) == 5 and (result.total.rejected, result.total.unpublished) == (5, 5)
+    assert result.total.rows_in == 12_032
     want = [row for i, row in enumerate(pq.read_table(source).to_pylist()) if i not in rejected]
-    got = _exported(tmp_path / "out", "all", "test")
+    got = _exported(tmp_path / "out", "default", "test")  # TIGER-Lab's configuration name
     assert got.schema.remove_metadata() == pq.read_schema(source).remove_metadata()
     assert got.to_pylist() == want
+    # through the command, the rejects file holds them: every source row, in its place
+    argv = ["convert", "mmlu", "--data-files", str(source), "--split", "test", "--on-error"]
+    assert main([*argv, "skip", "-o", str(tmp_path / "c.parquet")]) == 0
+    export(tmp_path / "c.parquet", tmp_path / "whole")
+    assert _exported(tmp_path / "whole", "default", "test").to_pylist() == (
+        pq.read_table(source).to_pylist()
+    )
 
 
 @pytest.mark.slow
@@ -220,7 +230,15 @@ def test_hellaswag_ctx_joins_ctx_a_and_ctx_b_before_and_after_an_export_with_fix
     result = export(tmp_path / "r.parquet", tmp_path / "out")
     rows = _exported(tmp_path / "out", "default", "validation").to_pylist()
     assert all(joined(row) for row in rows)
-    assert [row["ctx"] for row in rows] == [s.context for s in fixed]
-    assert result.total.replaced == sum(
-        1 for i, f in changed.items() if f(samples[i].context) != samples[i].context
-    )
+    source = pq.read_table(hub).to_pylist()
+
+    def expressible(i: int) -> bool:  # one part kept, or one part only (WikiHow)
+        new, a, b = fixed[i].context, source[i]["ctx_a"], source[i]["ctx_b"]
+        return (a and new.startswith(a + " ")) or (b and new.endswith(" " + b)) or not b
+
+    edited = {i for i in changed if fixed[i].context != samples[i].context}
+    refused = {i for i in edited if not expressible(i)}
+    assert refused and [row["ctx"] for row in rows] == [
+        samples[i].context if i in refused else s.context for i, s in enumerate(fixed)
+    ]
+    assert (result.total.replaced, result.total.refused) == (len(edited - refused), len(refused))

@@ -33,6 +33,8 @@ NAMESPACES = [
     "sdvm_hf.service",
     "sdvm_hf.exporter",
     "sdvm_hf.exporter.policy",
+    "sdvm_hf.formulations",
+    "sdvm_hf.formulations.lm_eval",
     "sdvm_hf.training",
 ]
 """The namespaces a user imports from, in the order the page lists them."""

@@ -85,8 +85,7 @@ def _export(args: argparse.Namespace) -> int:
     else:
         total = done.total
         print(
-            f"wrote {done.folder}: {total.rows_in:,} rows in; kept {total.kept:,}, replaced "
-            f"{total.replaced:,}, dropped {total.dropped:,}; configurations "
+            f"wrote {done.folder}: {total.describe(done.policy)}; configurations "
             f"{', '.join(done.configs)}"
         )
         if done.not_written:

@@ -13,7 +13,7 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from sdvm_hf._atomic import discard_unfinished, signals_held
-from sdvm_hf.cli import _convert, _diff, _export, _files, _report, _service
+from sdvm_hf.cli import _convert, _diff, _export, _files, _render, _report, _service
 from sdvm_hf.cli._names import STAGES
 from sdvm_hf.errors import SdvmHfError
 
@@ -51,7 +51,7 @@ def parser() -> argparse.ArgumentParser:
     root.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
     root.add_argument("--version", action=_Version)
     commands = root.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for group in (_convert, _files, _report, _diff, _service, _export):
+    for group in (_convert, _files, _report, _diff, _service, _export, _render):
         group.add_commands(commands)
     return root
 

@@ -18,11 +18,29 @@ from sdvm_hf.errors import LayoutError
 if TYPE_CHECKING:
     from sdvm_hf.samples import MultipleChoiceSample
 
-__all__ = ["Bundled", "Preset"]
+__all__ = ["Bundled", "Preset", "Publication"]
 
 
 Follow = Callable[[dict[str, Any], "MultipleChoiceSample"], str | None]
 """A preset's rule for its derived columns (see :attr:`Preset.follow`)."""
+
+
+@dataclass(frozen=True)
+class Publication:
+    """Where one layout of a dataset is published, under which licence and configuration.
+
+    An export in that layout names this source and licence in its card, and its configuration
+    as the upstream publishes it (MMLU-Pro's ``default``, not MMLU's ``all``).
+    """
+
+    hub: str
+    """The Hub id of the dataset published in this layout (``TIGER-Lab/MMLU-Pro``)."""
+    licence: str
+    """The licence as the dataset card's ``license:`` states it (``mit``, ``cc-by-sa-4.0``,
+    ``unknown`` where the card says so)."""
+    config: str | None = None
+    """The configuration the upstream publishes the rows under, when it is not the preset's
+    (``None``: the preset's rule)."""
 
 
 @dataclass(frozen=True)
@@ -76,10 +94,18 @@ class Preset:
     name, where a source may lack them (JSON Lines, CSV): the export types its rows by them."""
     export_layouts: Mapping[str, str] = field(default_factory=dict)
     """A layout exported as another (MMLU's original CSV files as ``cais/mmlu``)."""
+    licence: str = "unknown"
+    """The licence of the preset's Hub dataset, as its card's ``license:`` states it."""
+    publications: Mapping[str, Publication] = field(default_factory=dict)
+    """Layouts published elsewhere than :attr:`hub` (MMLU-Pro, MMMLU, ...), by layout."""
     follow: Follow | None = None
     """How derived columns follow a changed context, choice or answer: called with the row the
     mapping gave back and the sample, it updates the row in place and returns ``None``, or
     returns why the fix cannot be expressed in the layout (the row then keeps its original)."""
+
+    def publication(self, layout: str) -> Publication:
+        """Where the rows of ``layout`` are published: its own entry, else the preset's Hub."""
+        return self.publications.get(layout) or Publication(self.hub, self.licence)
 
     @property
     def known_configs(self) -> tuple[str, ...]:

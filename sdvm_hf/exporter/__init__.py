@@ -20,24 +20,29 @@ source rows unchanged, for annotation-only releases).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
-import tempfile
 from collections.abc import Iterable, Sequence
 from importlib.metadata import version
 from pathlib import Path
 
 import pyarrow as pa
 
+from sdvm_hf._lock import output_lock
 from sdvm_hf.exporter._folder import (
     Piece,
     card,
+    carry_over,
     check_one_file_per_split,
+    clean_stale,
     configs,
     move_into_place,
     same_columns_per_config,
+    staging_folder,
     write_split,
+    written_files,
 )
 from sdvm_hf.exporter._harness import write_harness
 from sdvm_hf.exporter._inputs import check_folder, check_parts, parent, read_part
@@ -49,6 +54,7 @@ from sdvm_hf.exporter._types import (
     Counts,
     Exported,
     ExportError,
+    Part,
 )
 from sdvm_hf.exporter.policy import POLICIES, Policy, policy_named
 
@@ -133,12 +139,30 @@ def _export_with(
     if not paths:
         raise ExportError("no sample file to export")
     folder = Path(folder)
-    check_folder(folder, paths, overwrite)
     given = {"dataset": dataset, "layout": layout, "config": config, "split": split}
-    parts = [read_part(path, given, len(paths)) for path in paths]
-    check_parts(parts)
+    parent(folder)
+    with output_lock(folder, ExportError):  # one export at a time into a folder
+        clean_stale(folder)
+        check_folder(folder, paths, overwrite)
+        parts = [read_part(path, given, len(paths)) for path in paths]
+        check_parts(parts)
+        return _write(method, folder, paths, parts, chosen, checks, annotate, repo_id)
+
+
+def _write(
+    method: Method,
+    folder: Path,
+    paths: list[Path],
+    parts: list[Part],
+    chosen: Policy,
+    checks: tuple[str, ...],
+    annotate: bool,
+    repo_id: str | None,
+) -> Exported:
+    """Build the export in a hidden folder beside ``folder``, then move it into place."""
     result = Exported(folder, chosen.name)
-    staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", suffix=".tmp", dir=parent(folder)))
+    staging = staging_folder(folder)
+    kept: list[str] = []
     try:
         pieces: list[Piece] = []
         checks_seen: set[str] = set()
@@ -149,8 +173,7 @@ def _export_with(
                 )
                 checks_seen |= seen
                 result.splits[part.name] = tally
-                for key in ("rows_in", "kept", "replaced", "dropped"):
-                    setattr(result.total, key, getattr(result.total, key) + getattr(tally, key))
+                result.total.merge(tally)
                 for config_name, piece in configs(part, table, values):
                     if not piece.num_rows:
                         result.not_written.append(f"{config_name}/{part.split}")
@@ -181,15 +204,21 @@ def _export_with(
                 "datasets.load_dataset cannot read a split of no rows, so nothing was written"
             )
         (staging / "README.md").write_text(card(parts, cards, result), encoding="utf-8")
+        write_harness(staging, folder.name, parts, result, repo_id)
         # the inputs by name: a published folder names no local path, user or host
         manifest = {"sdvm_hf": version("sdvm-hf"), "inputs": [p.name for p in paths]}
+        files = [*written_files(staging), MANIFEST]
+        totals = {**result.totals(), "folder": folder.name, "files": sorted(files)}
         (staging / MANIFEST).write_text(
-            json.dumps({**manifest, **result.totals(), "folder": folder.name}, indent=2) + "\n",
-            encoding="utf-8",
+            json.dumps({**manifest, **totals}, indent=2) + "\n", encoding="utf-8"
         )
-        write_harness(staging, folder.name, parts, result, repo_id)
+        if folder.exists():  # what the earlier export did not write stays: .git, notes
+            kept = carry_over(folder, staging)
         move_into_place(staging, folder)
     except BaseException:
+        for relative in kept:  # a failed swap gives the user's files back first
+            with contextlib.suppress(OSError):
+                os.replace(staging / relative, folder / relative)
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return result

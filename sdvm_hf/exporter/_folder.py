@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import tempfile
@@ -16,7 +17,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from sdvm_hf.exporter._layout import with_hf_features
-from sdvm_hf.exporter._types import ROW_RECORD, Exported, ExportError, Part
+from sdvm_hf.exporter._types import MANIFEST, ROW_RECORD, Exported, ExportError, Part
 from sdvm_hf.record import hf_features
 
 
@@ -110,9 +111,12 @@ def card(parts: list[Part], written: list[tuple[str, str, pa.Table, int]], resul
     for config, split, table, size in written:
         configs.setdefault(config, []).append((split, table, size))
     first = parts[0]
-    hub = first.preset.hub if first.preset is not None else None
+    published = None if first.preset is None else first.preset.publication(first.layout)
+    hub = None if published is None else published.hub
     data = DatasetCardData(
-        license="other", tags=["sdvm_hf"], source_datasets=[hub] if hub else None
+        license=published.licence if published else "unknown",
+        tags=["sdvm_hf"],
+        source_datasets=[hub] if hub else None,
     )
     MetadataConfigs(
         {
@@ -156,8 +160,8 @@ def card(parts: list[Part], written: list[tuple[str, str, pa.Table, int]], resul
         f"{version('sdvm-hf')} with the `{result.policy}` policy after the stages "
         f"{', '.join(stages) or 'convert'}. The licence is the source dataset's.",
         "",
-        f"Rows in: {counts.rows_in}; kept {counts.kept}, replaced {counts.replaced}, dropped "
-        f"{counts.dropped}. `{ROW_RECORD}` says what became of each row and why.",
+        f"Rows: {counts.describe(result.policy)}. `{ROW_RECORD}` says what became of each "
+        "row and why.",
         *(
             [
                 "",
@@ -176,12 +180,95 @@ def card(parts: list[Part], written: list[tuple[str, str, pa.Table, int]], resul
     return str(DatasetCard(f"---\n{data.to_yaml()}\n---\n\n" + "\n".join(body)))
 
 
+STAGING = "sdvm_hf-staging-"
+"""Part of the name of the hidden folder an export is built in, beside its folder."""
+
+
+def staging_folder(folder: Path) -> Path:
+    """A new hidden folder beside ``folder`` to build the export in."""
+    prefix = f".{folder.name}.{STAGING}"
+    return Path(tempfile.mkdtemp(prefix=prefix, dir=folder.resolve().parent))
+
+
+def clean_stale(folder: Path) -> list[Path]:
+    """Remove the hidden folders earlier exports of ``folder`` left (killed with ``kill -9``).
+
+    Call it holding the folder's lock: no other export of it is running, so every such
+    folder is an earlier run's, never finished.
+    """
+    stale = sorted(folder.resolve().parent.glob(f".{folder.name}.{STAGING}*"))
+    for path in stale:
+        shutil.rmtree(path, ignore_errors=True)
+    return stale
+
+
+def written_files(staging: Path) -> list[str]:
+    """Every file the export wrote, relative to its folder (the manifest keeps the list)."""
+    return sorted(p.relative_to(staging).as_posix() for p in staging.rglob("*") if p.is_file())
+
+
+def _earlier_files(folder: Path) -> set[str] | None:
+    """The files the earlier export at ``folder`` wrote, as its manifest lists them."""
+    try:
+        manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    files = manifest.get("files") if isinstance(manifest, dict) else None
+    if isinstance(files, list) and all(isinstance(f, str) for f in files):
+        return set(files)
+    return None  # an export from before the list: its files are told by their names
+
+
+def _ours(relative: str, earlier: set[str] | None) -> bool:
+    if earlier is not None:
+        return relative in earlier
+    name = Path(relative)
+    if len(name.parts) == 1:
+        return relative in ("README.md", MANIFEST, ROW_RECORD)
+    return len(name.parts) == 2 and name.suffix == ".parquet" and "-of-" in name.name
+
+
+def carry_over(folder: Path, staging: Path) -> list[str]:
+    """Move what the earlier export at ``folder`` did not write into ``staging``.
+
+    ``.git``, ``.gitattributes``, a user's notes: ``--overwrite`` replaces an export, never
+    what was put beside it. A file of theirs at a path the new export writes is refused.
+    """
+    earlier = _earlier_files(folder)
+    kept: list[str] = []
+    for path in sorted(folder.rglob("*")):
+        relative = path.relative_to(folder).as_posix()
+        if any(relative.startswith(k + "/") for k in kept):
+            continue  # inside a folder already carried over whole
+        if path.is_dir():
+            if path.name.startswith(".git") or not any(
+                _ours(p.relative_to(folder).as_posix(), earlier)
+                for p in path.rglob("*")
+                if p.is_file()
+            ):
+                kept.append(relative)
+            continue
+        if path.name.startswith(".git") or not _ours(relative, earlier):
+            kept.append(relative)
+    for relative in kept:
+        target = staging / relative
+        if target.exists():
+            raise ExportError(
+                f"{folder}: --overwrite would replace {relative}, which the earlier export did "
+                "not write; move it away first"
+            )
+    for relative in kept:
+        (staging / relative).parent.mkdir(parents=True, exist_ok=True)
+        os.replace(folder / relative, staging / relative)
+    return kept
+
+
 def move_into_place(staging: Path, folder: Path) -> None:
     """Put the finished folder at ``folder``, replacing an earlier export in two renames."""
     if not folder.exists():
         os.replace(staging, folder)
         return
-    old = Path(tempfile.mkdtemp(prefix=f".{folder.name}.old.", dir=folder.resolve().parent))
+    old = staging_folder(folder)
     os.replace(folder, old / folder.name)
     try:
         os.replace(staging, folder)

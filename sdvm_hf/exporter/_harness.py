@@ -21,9 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow.parquet as pq
 
 from sdvm_hf.exporter._inspect import write_inspect
+from sdvm_hf.exporter._rejected import first_row, rejected_rows
 from sdvm_hf.exporter._types import ROW_RECORD, Exported, ExportError, Part
 
 __all__ = ["HARNESS", "TASKS", "Harness", "upstream_tasks", "write_harness", "write_lm_eval"]
@@ -253,23 +255,39 @@ def _exclude(
     task: str,
     exclusions: dict[str, dict[str, list[int]]],
 ) -> str:
-    """Add ``task``'s exclusion list; or say why the rows cannot be placed upstream."""
-    rejects = part.record.rejects if part.record is not None else None
-    if rejects and rejects.get("count"):
+    """Add ``task``'s exclusion list; or say why the rows cannot be placed upstream.
+
+    The rows left out are those the policy dropped and those the conversion rejected (the
+    drop policy leaves them out too), each at its place in the upstream split: the sample
+    file's rows with the rejected ones back among them, from the slice's first row.
+    """
+    try:
+        rejected = rejected_rows(part)
+        first = first_row(part)
+    except ExportError as error:
+        return str(error)
+    if len(rejected.positions) != len(rejected.rows):
         return (
-            f"{part.path.name} left out {rejects['count']} rejected rows when it was converted, "
-            "so its rows are not at their upstream positions"
+            f"{part.path.name}: its conversion rejected {len(rejected.rows):,} rows and kept no "
+            "file of them (written from memory), so its rows' upstream places are not known"
         )
+    samples = pq.read_metadata(part.path).num_rows
+    places = np.setdiff1d(np.arange(samples + len(rejected.rows)), rejected.positions)
     rows = dropped.get((part.config, part.split), [])
-    if config != part.config and rows:  # a subject cut from MMLU's 'all': count within it
+    gone = sorted([int(places[row]) for row in rows] + list(rejected.positions))
+    if config != part.config:  # a subject cut from MMLU's 'all': counted within it
+        if first and gone:
+            return f"{part.path.name} is a slice of its split: a subject's places are not known"
         column = part.preset.config_column if part.preset is not None else None
         extra = pq.read_table(part.path, columns=["extra"]).column("extra").combine_chunks()
-        values = extra.field(column).to_pylist()
-        gone, rows = set(rows), []
-        for position, row in enumerate(r for r, v in enumerate(values) if v == config):
-            if row in gone:
-                rows.append(position)
-    exclusions.setdefault(task, {})[part.split] = sorted(rows)
+        values: list[Any] = [None] * (samples + len(rejected.rows))
+        for place, value in zip(places.tolist(), extra.field(column).to_pylist(), strict=True):
+            values[place] = value
+        for place, row in zip(rejected.positions, rejected.rows, strict=True):
+            values[place] = row.get(column or "")
+        rank = {place: n for n, place in enumerate(p for p, v in enumerate(values) if v == config)}
+        gone = [rank[place] for place in gone if place in rank]
+    exclusions.setdefault(task, {})[part.split] = [first + place for place in gone]
     return ""
 
 

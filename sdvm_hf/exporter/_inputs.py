@@ -80,6 +80,9 @@ def read_part(path: Path, given: dict[str, str | None], count: int) -> Part:
             )
         mapping = preset.layouts[target]
         config = given["config"] or (record and record.config) or preset.config or "default"
+        upstream = preset.publication(target).config
+        if upstream is not None and not given["config"] and config == preset.config:
+            config = upstream  # the preset's default is not this layout's (MMLU-Pro: default)
         split = given["split"] or (record and record.split) or preset.split
     else:
         if record is None or record.mapping is None:
@@ -89,7 +92,7 @@ def read_part(path: Path, given: dict[str, str | None], count: int) -> Part:
         except (TypeError, ValueError, KeyError) as error:
             raise ExportError(f"{path}: its record's mapping cannot be read: {error}") from None
         target = source_layout or mapping.dataset
-        config = given["config"] or record.config or "default"
+        config = given["config"] or record.config or mapping.dataset  # the name a harness asks
         split = given["split"] or record.split or "train"
     split = parse_split(split).name
     return Part(

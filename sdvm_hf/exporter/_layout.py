@@ -15,6 +15,7 @@ from sdvm_hf.record import HF_METADATA
 
 __all__ = [
     "check_labels",
+    "check_layout_columns",
     "class_labels",
     "config_values",
     "label_problem",
@@ -176,3 +177,32 @@ def with_hf_features(table: pa.Table, features: dict[str, Any]) -> pa.Table:
     meta = dict(table.schema.metadata or {})
     meta[HF_METADATA] = json.dumps({"info": {"features": features}}).encode()
     return table.replace_schema_metadata(meta)
+
+
+def check_layout_columns(part: Part, table: pa.Table) -> None:
+    """Refuse rows that are not the layout they are exported in (``--layout`` of another).
+
+    Rows exported in the layout they were read in are that layout. Rows asked into another
+    (MMLU's ``cais`` rows as ``mmlu_pro``) must have that layout's columns, so that the
+    preset recognises the result as it; where the layout's published features are known, its
+    columns exactly.
+    """
+    preset, record = part.preset, part.record
+    if preset is None or (record is not None and record.layout == part.layout):
+        return
+    columns = table.column_names
+    known = preset.features.get(part.layout)
+    if known is not None:
+        missing = [c for c in known if c not in columns]
+        unknown = [c for c in columns if c not in known]
+    else:
+        needed = dict(preset.signatures).get(part.layout, frozenset())
+        missing, unknown = sorted(needed - set(columns)), []
+    if missing or unknown:
+        found = f"lack {', '.join(missing)}" if missing else ""
+        extra = f"have {', '.join(unknown)}, which it does not" if unknown else ""
+        raise ExportError(
+            f"{part.path}: its rows cannot be published in the {part.layout} layout: they "
+            f"{' and '.join(x for x in (found, extra) if x)} (they were read in the "
+            f"{record.layout if record else 'unknown'} layout)"
+        )

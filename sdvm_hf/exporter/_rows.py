@@ -14,6 +14,7 @@ from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.convert.inverse import EncodeError, published_table
 from sdvm_hf.exporter._layout import (
     check_labels,
+    check_layout_columns,
     class_labels,
     config_values,
     label_problem,
@@ -22,11 +23,13 @@ from sdvm_hf.exporter._layout import (
     with_hf_features,
 )
 from sdvm_hf.exporter._lines import RowLine, write_lines, write_lines_by_row
+from sdvm_hf.exporter._rejected import rejected_rows, with_rejected
 from sdvm_hf.exporter._types import Counts, ExportError, Part
 from sdvm_hf.exporter.policy import DROP, Policy
 from sdvm_hf.files import read_samples
 from sdvm_hf.record import hf_features
 from sdvm_hf.samples import MultipleChoiceSample
+from sdvm_hf.shuffle import ORDER_KEY, unshuffled
 from sdvm_hf.verdicts import failing_rows
 
 
@@ -98,8 +101,8 @@ def export_part(
     schema = layout_schema(part)
     labels = class_labels(part)
     fast = np.zeros(count, dtype=bool)
-    if not method.table_form:
-        pass  # every row through the row form
+    if not method.table_form or _shuffled(current):
+        pass  # every row through the row form (a shuffle moved derived columns' answers too)
     elif schema is not None and own:  # a convert output: every row as it was converted
         fast = np.ones(count, dtype=bool)
     elif schema is not None and originals is not None:
@@ -120,6 +123,7 @@ def export_part(
     published = _interleave(
         published_fast, layout_table(part, published_slow, schema), fast_rows, slow_rows
     )
+    check_layout_columns(part, published)
     before_table = layout_table(part, before_slow, schema)
     changed: dict[int, list[str]] = {}  # sparse: most rows are as they were
     why: dict[int, str] = {}
@@ -148,6 +152,7 @@ def export_part(
         if outcome != "kept":
             setattr(tally, outcome, getattr(tally, outcome) + 1)
     tally.kept = count - tally.replaced - tally.dropped
+    tally.refused = len(why)
     dropped = [row for row, outcome in counted.items() if outcome == "dropped"]
     keep = np.ones(count, dtype=bool)
     keep[dropped] = False
@@ -161,6 +166,15 @@ def export_part(
         table = table.filter(pa.array(keep))
     if annotate:
         table = _annotated(part, table, keep, statuses, failed, changed, before)
+    rejected = rejected_rows(part)
+    tally.rejected = len(rejected.rows)
+    tally.rows_in += tally.rejected
+    if rejected.rows and not policy.drops_failing:
+        if rejected.publishable:
+            table = with_rejected(part, table, rejected)
+            values = config_values(part, table)
+        else:
+            tally.unpublished = tally.rejected
     return PartExport(table, tally, values, seen_checks)
 
 
@@ -290,8 +304,12 @@ def _row_form(
     )
     for position, sample in enumerate(mine):
         row = int(rows[position])
-        now, reason = _publish(part, sample, row, labels)
-        then = now if theirs is None else _publish(part, theirs[position], row, labels)[0]
+        now, reason = _publish(part, _without_order(sample), row, labels)
+        before_sample = sample if theirs is None else theirs[position]
+        if theirs is None and ORDER_KEY not in sample.extra:
+            then = now
+        else:  # before the stages, and before the shuffle: the source's own order
+            then = _publish(part, unshuffled(before_sample), row, labels)[0]
         if reason:
             now = then
         published.append(now)
@@ -299,6 +317,23 @@ def _row_form(
         changed.append([c for c in now if now[c] != then.get(c)])
         why.append(reason)
     return published, before, changed, why
+
+
+def _shuffled(samples: SampleSequence) -> bool:
+    """Whether the samples' choices were shuffled (their ``extra`` keeps the original order)."""
+    extra = samples.table.schema.field("extra").type
+    if pa.types.is_struct(extra):
+        return bool(extra.get_field_index(ORDER_KEY) >= 0)
+    found = pc.match_substring(samples.table["extra"], f'"{ORDER_KEY}"')  # JSON text
+    return bool(pc.any(found).as_py())
+
+
+def _without_order(sample: MultipleChoiceSample) -> MultipleChoiceSample:
+    """The sample as published: the shuffle's record of the original order is not a column."""
+    if ORDER_KEY not in sample.extra:
+        return sample
+    extra = {key: value for key, value in sample.extra.items() if key != ORDER_KEY}
+    return sample.model_copy(update={"extra": extra})
 
 
 def _interleave(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -61,13 +61,25 @@ class Counts:
     """Rows in and what became of them, for one split or all."""
 
     rows_in: int = 0
+    """The source's rows: ``kept + replaced + dropped + rejected``."""
     kept: int = 0
     replaced: int = 0
     dropped: int = 0
+    rejected: int = 0
+    """Source rows the conversion left out (never audited): published as they were by
+    ``replace`` and ``original``, left out by ``drop``."""
+    unpublished: int = 0
+    """Of the ``rejected``, those ``replace`` and ``original`` could not publish: their rows
+    were never written to a file (``write_parquet`` of a load), or the export's layout is not
+    the one they were read in."""
+    refused: int = 0
+    """Fixes the layout cannot express (counted in ``kept``: the row stays as it was, and
+    the export record says why)."""
 
-    def add(self, status: str) -> None:
-        self.rows_in += 1
-        setattr(self, status, getattr(self, status) + 1)
+    def merge(self, other: Counts) -> None:
+        """Add ``other``'s counts to these (a split's to the totals)."""
+        for item in fields(self):
+            setattr(self, item.name, getattr(self, item.name) + getattr(other, item.name))
 
     def as_dict(self) -> dict[str, int]:
         return {
@@ -75,7 +87,34 @@ class Counts:
             "kept": self.kept,
             "replaced": self.replaced,
             "dropped": self.dropped,
+            "rejected": self.rejected,
+            "unpublished": self.unpublished,
+            "refused": self.refused,
         }
+
+    def describe(self, policy: str) -> str:
+        """The counts in one sentence, as the command's last line and the card say them.
+
+        >>> Counts(12, 9, 1, 0, 2, 0, 1).describe("replace")
+        '12 rows in; kept 9, replaced 1, dropped 0, rejected at conversion 2 (published as they were); 1 fix refused (kept as it was, export-record.jsonl says why)'
+        """  # noqa: E501
+        text = (
+            f"{self.rows_in:,} rows in; kept {self.kept:,}, replaced {self.replaced:,}, "
+            f"dropped {self.dropped:,}"
+        )
+        if self.rejected:
+            fate = "left out" if policy == "drop" else "published as they were"
+            if policy != "drop" and self.unpublished:
+                fate = f"{self.unpublished:,} not published: no file or another layout holds them"
+            text += f", rejected at conversion {self.rejected:,} ({fate})"
+        if self.refused:
+            fixes = (
+                "1 fix refused (kept as it was"
+                if self.refused == 1
+                else (f"{self.refused:,} fixes refused (kept as they were")
+            )
+            text += f"; {fixes}, {ROW_RECORD} says why)"
+        return text
 
 
 @dataclass

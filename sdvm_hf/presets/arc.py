@@ -34,6 +34,7 @@ PRESET = Preset(
     description="ARC science exam questions (allenai/ai2_arc)",
     layouts={"arc": ARC},
     hub="allenai/ai2_arc",
+    licence="cc-by-sa-4.0",  # the card's license: cc-by-sa-4.0
     configs=("ARC-Challenge", "ARC-Easy"),
     config="ARC-Challenge",
     split="test",

@@ -31,6 +31,7 @@ PRESET = Preset(
     description="CommonsenseQA questions (tau/commonsense_qa)",
     layouts={"commonsense_qa": COMMONSENSE_QA},
     hub="tau/commonsense_qa",
+    licence="unknown",  # the card's license: unknown
     split="validation",
     conventions=(
         "CommonsenseQA: each context is a complete question, usually ending in '?'; some are "

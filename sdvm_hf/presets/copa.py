@@ -57,6 +57,7 @@ PRESET = Preset(
     description="COPA causal premises and two alternatives (aps/super_glue, copa)",
     layouts={"copa": COPA},
     hub="aps/super_glue",
+    licence="other",  # super_glue's card: license: other
     configs=("copa",),
     config="copa",
     split="validation",

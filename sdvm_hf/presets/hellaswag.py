@@ -64,7 +64,9 @@ def follow(row: dict[str, Any], sample: MultipleChoiceSample) -> str | None:
     """A changed ``ctx`` is split back into ``ctx_a`` and ``ctx_b``, which lm-eval reads.
 
     ``ctx`` is ``ctx_a + " " + ctx_b`` (or ``ctx_a`` alone where ``ctx_b`` is empty) in every
-    published row; the split keeps the old boundary where one of the two is unchanged.
+    published row; the split keeps the old boundary where one of the two is unchanged. A fix
+    that changed both parts cannot be split exactly (lm-eval capitalises ``ctx_b`` on its own),
+    so the row keeps its original and says why, as Social IQa's does.
     """
     ctx, a, b = row["ctx"], row.get("ctx_a") or "", row.get("ctx_b") or ""
     if ctx == (f"{a} {b}" if b else a):
@@ -73,8 +75,10 @@ def follow(row: dict[str, Any], sample: MultipleChoiceSample) -> str | None:
         row["ctx_b"] = ctx[len(a) + 1 :]
     elif b and ctx.endswith(" " + b):
         row["ctx_a"] = ctx[: -len(b) - 1]
-    else:
-        row["ctx_a"], row["ctx_b"] = ctx, ""
+    elif not b:  # one part only (every WikiHow row): the whole context is ctx_a
+        row["ctx_a"] = ctx
+    else:  # lm-eval capitalises ctx_b on its own: no split of the new text is exact
+        return "the fix changed both ctx_a's and ctx_b's parts, which lm-eval reads apart"
     return None
 
 
@@ -85,6 +89,7 @@ PRESET = Preset(
     description="HellaSwag sentence stems (Rowan/hellaswag)",
     layouts={"hellaswag": HELLASWAG},
     hub="Rowan/hellaswag",
+    licence="mit",  # the card's licensing section: MIT (its YAML names none)
     # ``main`` holds a loading script, which ``datasets`` >= 4 refuses; its Parquet
     # conversion lives at this revision.
     revision="refs/convert/parquet",

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Unpack, cast
 
 from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.convert.mapping import MultipleChoiceMapping, OnError
-from sdvm_hf.convert.preset import Bundled, Preset
+from sdvm_hf.convert.preset import Bundled, Preset, Publication
 from sdvm_hf.sources.loaders import SourceOptions, load_preset
 
 if TYPE_CHECKING:
@@ -121,11 +121,19 @@ def follow(row: dict[str, Any], sample: MultipleChoiceSample) -> str | None:
 PRESET = Preset(
     name="mmlu",
     features={"cais": CAIS_FEATURES},
+    publications={  # each card's license: line; configurations as the upstream names them
+        "mmlu_pro": Publication("TIGER-Lab/MMLU-Pro", "mit", config="default"),
+        "mmmlu": Publication("openai/MMMLU", "mit", config="default"),
+        "global_mmlu": Publication("CohereForAI/Global-MMLU", "apache-2.0"),
+        "mmlu_redux": Publication("edinburgh-dawg/mmlu-redux", "cc-by-4.0"),
+        "lukaemon": Publication("lukaemon/mmlu", "unknown"),
+    },
     export_layouts={"hendrycks_csv": "cais"},
     follow=follow,
     description="MMLU questions, in any of its published layouts (cais/mmlu by default)",
     layouts=MMLU_LAYOUTS,
     hub="cais/mmlu",
+    licence="mit",  # cais/mmlu's card: license: mit
     config="all",
     split="test",
     signatures=_SIGNATURES,

@@ -41,6 +41,7 @@ PRESET = Preset(
     description="OpenBookQA science stems (allenai/openbookqa)",
     layouts={"openbookqa": OPENBOOKQA},
     hub="allenai/openbookqa",
+    licence="unknown",  # the card's license: unknown
     configs=("main", "additional"),
     config="main",
     split="test",

@@ -38,6 +38,7 @@ PRESET = Preset(
     description="PIQA physical commonsense goals (ybisk/piqa)",
     layouts={"piqa": PIQA},
     hub="ybisk/piqa",
+    licence="unknown",  # the card's license: unknown
     configs=("plain_text", "default"),
     # ``main`` holds a loading script, which ``datasets`` >= 4 refuses; its Parquet
     # conversion lives at this revision.

@@ -78,6 +78,7 @@ PRESET = Preset(
     description="SciQ crowd-sourced science exam questions (allenai/sciq)",
     layouts={"sciq": SCIQ},
     hub="allenai/sciq",
+    licence="cc-by-nc-3.0",  # the card's license: cc-by-nc-3.0
     split="validation",
     conventions=(
         "SciQ: each context is a complete science exam question (physics, chemistry, biology,"

@@ -62,6 +62,7 @@ PRESET = Preset(
     description="Social IQa situations and questions (allenai/social_i_qa)",
     layouts={"social_i_qa": SOCIAL_I_QA},
     hub="allenai/social_i_qa",
+    licence="unknown",  # the card states none
     # ``main`` holds a loading script, which ``datasets`` >= 4 refuses; its Parquet
     # conversion lives at this revision.
     revision="refs/convert/parquet",

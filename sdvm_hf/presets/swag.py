@@ -33,6 +33,7 @@ PRESET = Preset(
     description="SWAG video caption stems (allenai/swag)",
     layouts={"swag": SWAG},
     hub="allenai/swag",
+    licence="unknown",  # the card's license: unknown
     configs=("regular", "full"),
     config="regular",
     split="validation",

@@ -30,6 +30,7 @@ PRESET = Preset(
     description="TruthfulQA single-answer questions (truthfulqa/truthful_qa)",
     layouts={"truthfulqa": TRUTHFULQA},
     hub="truthfulqa/truthful_qa",
+    licence="apache-2.0",  # the card's license: apache-2.0
     configs=("multiple_choice", "generation"),
     config="multiple_choice",
     split="validation",

@@ -71,6 +71,7 @@ PRESET = Preset(
     description="Winogrande fill-in-the-blank sentences (allenai/winogrande)",
     layouts={"winogrande": WINOGRANDE},
     hub="allenai/winogrande",
+    licence="unknown",  # the card states none
     configs=tuple(f"winogrande_{size}" for size in ("xs", "s", "m", "l", "xl", "debiased")),
     config="winogrande_xl",
     split="validation",

@@ -35,6 +35,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from sdvm_hf._lock import output_lock
 from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.errors import InputError
 from sdvm_hf.files import write_table
@@ -50,7 +51,6 @@ from sdvm_hf.service._base import (
 )
 from sdvm_hf.service._client import DEFAULT_BASE_URL, check_base_url, check_key, make_client
 from sdvm_hf.service._join import Sent, by_row, join, part_table, row_key, wire_batch
-from sdvm_hf.service._lock import output_lock
 from sdvm_hf.service._parts import Parts, rows_hash
 from sdvm_hf.service._retry import Flight, Gate, Retry, send
 from sdvm_hf.service._schedule import Finishing, drive, quiet, run_async
@@ -121,7 +121,7 @@ def run_stage(
     check_key(api_key)
     check_base_url(base_url, origin)
     output = Path(output)
-    with output_lock(output):
+    with output_lock(output, ServiceError):
         return _run(
             samples,
             stage,

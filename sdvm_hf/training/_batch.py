@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from sdvm_hf.errors import InputError
 from sdvm_hf.training._tokenize import TokenizedRequest, pad_token_id, tokenize_requests
 
 __all__ = ["IGNORE_INDEX", "KEYS", "batches", "collate"]
@@ -53,11 +54,11 @@ def collate(
     tensors (torch is imported then, and only then).
     """
     if padding_side not in ("right", "left"):
-        raise ValueError(f"padding_side should be 'right' or 'left', got {padding_side!r}")
+        raise InputError(f"padding_side should be 'right' or 'left', got {padding_side!r}")
     if return_tensors not in (None, "np", "pt"):
-        raise ValueError(f"return_tensors should be None, 'np' or 'pt', got {return_tensors!r}")
+        raise InputError(f"return_tensors should be None, 'np' or 'pt', got {return_tensors!r}")
     if not requests:
-        raise ValueError("collate needs at least one tokenized request")
+        raise InputError("collate needs at least one tokenized request")
     inputs = [request.input_tokens for request in requests]
     width = max(len(tokens) for tokens in inputs)
     rows = len(inputs)
@@ -116,11 +117,11 @@ def batches(
     map scores back); otherwise batches keep the requests' order.
     """
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-        raise ValueError(f"batch_size should be a positive int, got {batch_size!r}")
+        raise InputError(f"batch_size should be a positive int, got {batch_size!r}")
     items = list(requests)
     if items and not all(isinstance(item, TokenizedRequest) for item in items):
         if tokenizer is None:
-            raise ValueError("batches of untokenized requests need a tokenizer")
+            raise InputError("batches of untokenized requests need a tokenizer")
         items = tokenize_requests(items, tokenizer, max_length=max_length)
     tokenized: list[TokenizedRequest] = items
     if by_length:  # lm-eval's Collator: longest first, then by the tokens themselves

@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from sdvm_hf.errors import InputError
+
 __all__ = [
     "DEFAULT_LABELS",
     "TokenizedRequest",
@@ -127,7 +129,7 @@ def _fields(request: object, index: int) -> tuple[str, str, Any, Any]:
     if isinstance(request, dict):
         inner = request.get("request", request)
         if not isinstance(inner, dict) or not {"context", "continuation"} <= set(inner):
-            raise ValueError(
+            raise InputError(
                 f"request {index}: expected a request dump line "
                 '{"request": {"context": ..., "continuation": ...}, ...}, got keys '
                 f"{sorted(request)[:8]}"
@@ -136,7 +138,7 @@ def _fields(request: object, index: int) -> tuple[str, str, Any, Any]:
         doc_id, idx = request.get("doc_id"), request.get("idx")
     elif isinstance(request, tuple | list):
         if len(request) != 2:
-            raise ValueError(
+            raise InputError(
                 f"request {index}: expected a (context, continuation) pair, "
                 f"got {len(request)} items"
             )
@@ -183,7 +185,7 @@ def tokenize_requests(
     [([1, 2], [3])]
     """
     if max_length is not None and (isinstance(max_length, bool) or max_length < 1):
-        raise ValueError(f"max_length should be a positive int, got {max_length!r}")
+        raise InputError(f"max_length should be a positive int, got {max_length!r}")
     encode = _Encoder(tokenizer, add_special_tokens)
     prefix = prefix_token_id if prefix_token_id is not None else prefix_id(tokenizer)
     out = []
@@ -193,7 +195,7 @@ def tokenize_requests(
             context_tokens, continuation_tokens = _encode_pair(encode, context, continuation)
         else:
             if prefix is None:
-                raise ValueError(
+                raise InputError(
                     f"request {index} has an empty context: lm-eval puts the tokenizer's BOS "
                     "(else EOS) token there; this tokenizer names neither: give prefix_token_id"
                 )
@@ -202,12 +204,12 @@ def tokenize_requests(
                 ([prefix], alone) if not alone or alone[0] != prefix else (alone[:1], alone[1:])
             )
         if not continuation_tokens:
-            raise ValueError(
+            raise InputError(
                 f"request {index}: the continuation {continuation!r:.60} gives no token of its "
                 f"own after the context {context[-40:]!r}"
             )
         if max_length is not None and len(continuation_tokens) > max_length:
-            raise ValueError(
+            raise InputError(
                 f"request {index}: the continuation is {len(continuation_tokens)} tokens, "
                 f"more than max_length={max_length}"
             )
@@ -257,7 +259,7 @@ def check_single_token_labels(
         alone = encode(label, False)
         _, scored = _encode_pair(encode, context, label)
         if len(alone) != 1 or scored != alone:
-            raise ValueError(
+            raise InputError(
                 f"answer label {label!r} is not one token for this tokenizer: alone it is "
                 f"{alone}, after {context!r} it is {scored}; OLMo's fast multiple-choice "
                 "scoring needs each label to be exactly one token"

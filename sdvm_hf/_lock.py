@@ -1,5 +1,7 @@
 """One run per output: ``<output>.lock`` names the run that holds it (PID, start time).
 
+A service stage's output file and an export's folder are each written by one run at a time.
+
 A second run on the same output stops at once, naming the first. A lock whose process is
 gone (killed, the machine restarted) is taken over. On POSIX the lock is also an ``flock``
 on the file, which the system lets go of when the process dies, whatever its PID.
@@ -16,14 +18,14 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from sdvm_hf.service._base import ServiceError
+from sdvm_hf.errors import SdvmHfError
 
 try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows: the PID alone decides
     fcntl = None  # type: ignore[assignment]
 
-log = logging.getLogger("sdvm_hf.service.roundtrip")
+log = logging.getLogger("sdvm_hf")
 
 
 def lock_path(output: Path) -> Path:
@@ -64,11 +66,11 @@ def _describe(record: dict[str, object]) -> str:
 
 
 @contextlib.contextmanager
-def output_lock(output: Path) -> Iterator[None]:
-    """Hold ``output``'s lock while the block runs; ``ServiceError`` naming its holder if taken."""
+def output_lock(output: Path, error: type[SdvmHfError]) -> Iterator[None]:
+    """Hold ``output``'s lock while the block runs; ``error`` naming its holder if taken."""
     path = lock_path(output)
     try:
-        fd = _take(path, output)
+        fd = _take(path, output, error)
     except OSError as error:
         raise OSError(error.errno, f"cannot lock {path}: {error.strerror or error}") from None
     try:
@@ -79,7 +81,7 @@ def output_lock(output: Path) -> Iterator[None]:
         os.close(fd)
 
 
-def _take(path: Path, output: Path) -> int:
+def _take(path: Path, output: Path, error: type[SdvmHfError]) -> int:
     path.parent.mkdir(parents=True, exist_ok=True)
     for _ in range(10):  # another run may take or drop the lock between two steps
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
@@ -88,7 +90,7 @@ def _take(path: Path, output: Path) -> int:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 os.close(fd)
-                _refuse(path, output, _holder(path))
+                _refuse(path, output, _holder(path), error)
         try:
             same = os.fstat(fd).st_ino == os.stat(path).st_ino
         except FileNotFoundError:
@@ -100,7 +102,7 @@ def _take(path: Path, output: Path) -> int:
         pid = record.get("pid")
         if isinstance(pid, int) and pid != os.getpid() and (fcntl is None and _alive(pid)):
             os.close(fd)
-            _refuse(path, output, record)
+            _refuse(path, output, record, error)
         if record:
             stale = _describe(record)
             log.warning("taking over the stale lock %s (%s, no longer running)", path, stale)
@@ -108,11 +110,11 @@ def _take(path: Path, output: Path) -> int:
         os.ftruncate(fd, 0)
         os.pwrite(fd, json.dumps(mine).encode(), 0)
         return fd
-    raise ServiceError(f"{path}: cannot take the lock of {output}; try again")
+    raise error(f"{path}: cannot take the lock of {output}; try again")
 
 
-def _refuse(path: Path, output: Path, record: dict[str, object]) -> None:
-    raise ServiceError(
+def _refuse(path: Path, output: Path, record: dict[str, object], error: type[SdvmHfError]) -> None:
+    raise error(
         f"{output} is being written by another run ({_describe(record)}; lock {path}); "
         "wait for it to finish or stop it, then rerun"
     )
