@@ -7,6 +7,7 @@ everything else (its Hub id, default split, bundled slice, conventions) comes fr
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 from collections.abc import Sequence
@@ -56,7 +57,8 @@ def options(name: str) -> argparse.ArgumentParser:
         "--base-url", help="the SDVM service address (default: $SDVM_BASE_URL, else the SDK's)"
     )
     parser.add_argument(
-        "--conventions", help="what formatting is by design (default: this dataset's)"
+        "--conventions",
+        help="what formatting is by design (default: this dataset's; '' sends none)",
     )
     return parser
 
@@ -67,6 +69,7 @@ USER_ERRORS = (SdvmHfError, OSError)
 
 def main(name: str, argv: Sequence[str] | None = None) -> int:
     """Run the recipe as a script: a user error is one line on stderr and exit status 2."""
+    logging.basicConfig(level=logging.INFO, format="%(message)s")  # the round trip's plan
     try:
         run(name, argv)
     except USER_ERRORS as error:
@@ -108,7 +111,7 @@ def run(name: str, argv: Sequence[str] | None = None) -> SampleSequence:
             stem.with_suffix(f".{args.stage}.parquet"),
             api_key=os.environ.get("SDVM_API_KEY", ""),
             base_url=args.base_url,
-            conventions=args.conventions or preset.conventions,
+            conventions=preset.conventions if args.conventions is None else args.conventions,
         )
         print(f"wrote {stem}.{args.stage}.parquet")
         print("\n".join(summarize(result.table).lines()))

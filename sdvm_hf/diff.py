@@ -106,6 +106,11 @@ class SampleDiff:
     """Whether the answer is a different position or a different text."""
 
     @property
+    def answer_position_moved(self) -> bool:
+        """Whether the answer is another position (not only its text changed)."""
+        return self.before.answer_index != self.after.answer_index
+
+    @property
     def changed(self) -> bool:
         """Whether the context, the choices or the answer differ."""
         return (
@@ -126,7 +131,8 @@ class SampleDiff:
             out.append(f"  choices before: {self.before.choices}")
             out.append(f"  choices after:  {self.after.choices}")
         if self.answer_moved:
-            out.append(f"  answer: {answer_text(self.before)} -> {answer_text(self.after)}")
+            same = "" if self.answer_position_moved else " (the same position, its text changed)"
+            out.append(f"  answer: {answer_text(self.before)} -> {answer_text(self.after)}{same}")
         if not self.changed:
             out.append("  (unchanged)")
         return out
@@ -250,10 +256,29 @@ def diff_files(
                 f"diff: expected {before} and {after} to have as many rows (a stage keeps "
                 f"every row), got more in {longer}: {shorter} ends at row {row}"
             )
+        if _own(old.extra) != _own(new.extra):
+            raise InputError(
+                f"diff: {before} and {after} are not one file before and after a stage: row "
+                f"{row}'s extra differs (a stage keeps every row's extra as it was; expected "
+                f"{_short(old.extra)}, got {_short(new.extra)})"
+            )
         found = diff_samples(old, new, row)
         if _kept(found, only):
             shown += 1
             yield found
+
+
+_ORDER_KEY = "sdvm_hf_choice_order"
+"""What a shuffle adds to extra (``sdvm_hf.summary.tally.ORDER_KEY``): not a row's own."""
+
+
+def _own(extra: dict[str, object]) -> dict[str, object]:
+    return {key: value for key, value in extra.items() if key != _ORDER_KEY}
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 120 else text[:120] + "..."
 
 
 def _kept(found: SampleDiff, only: Only) -> bool:

@@ -10,6 +10,7 @@ back to the caller intact.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -24,6 +25,7 @@ __all__ = [
     "SampleTableError",
     "SdvmHfError",
     "known_kind",
+    "printable",
     "read_category",
 ]
 
@@ -97,6 +99,28 @@ KINDS: dict[ProblemKind, str] = {
     "unknown": "a problem recorded before kinds existed (an older rejects file)",
 }
 """Every :data:`ProblemKind` with its meaning, in the order the checks run."""
+
+
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def printable(text: str, one_line: bool = False) -> str:
+    r"""``text`` safe for a terminal: control characters and bidi overrides escaped.
+
+    Data, server text and check names reach the screen through it, so an escape sequence
+    (``\x1b[2J`` clears the screen) is shown, not obeyed. ``one_line`` escapes line breaks
+    and tabs too.
+
+    >>> printable("\x1b[31mred\x1b[0m\n"), printable("a\nb", one_line=True)
+    ('\\x1b[31mred\\x1b[0m\n', 'a\\x0ab')
+    """
+    return (_LINE if one_line else _CONTROL).sub(_escape, text)
 
 
 def read_category(category: str) -> str:

@@ -37,6 +37,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sdvm_hf._atomic import block_signals_in_this_thread
+from sdvm_hf._hash import table_hash
 from sdvm_hf.errors import InputError
 
 __all__ = [
@@ -48,6 +49,7 @@ __all__ = [
     "Stage",
     "arrow_schema",
     "arrow_schema_text",
+    "content_hash",
     "file_entries_in_background",
     "file_entry",
     "hf_features",
@@ -78,27 +80,58 @@ class Stage:
     input: str | None = None
     """The file a service stage read (absolute, or relative to the file that holds the
     record); ``None`` for ``convert`` and for a stage run on samples in memory."""
+    conventions: str | None = None
+    """Whose conventions a service stage sent: a dataset's name, ``"given"`` (text of one's
+    own) or ``"none"``; ``None`` in a record written before stages kept them."""
+    conventions_text: str | None = None
+    """The conventions text a service stage sent (``None`` when it sent none)."""
+    input_hash: str | None = None
+    """:func:`content_hash` of the samples a service stage read."""
 
     def to_json(self) -> dict[str, Any]:
         """The stage as the record's JSON keeps it."""
         if self.stage == "convert":
             return {"stage": "convert", "rows": self.rows}
         source = None if self.input is None else {"path": self.input, "rows": self.rows}
-        return {"stage": self.stage, "input": source}
+        value: dict[str, Any] = {"stage": self.stage, "input": source}
+        if self.conventions is not None:
+            value["conventions"] = {"from": self.conventions, "text": self.conventions_text}
+        if self.input_hash is not None:
+            value["input_hash"] = self.input_hash
+        return value
 
     @classmethod
     def from_json(cls, value: Any, where: str) -> Stage:
         """A stage from the record's JSON; :class:`RecordError` naming ``where`` otherwise."""
         if not isinstance(value, Mapping) or not isinstance(value.get("stage"), str):
             raise RecordError(f"{where}: a stage is not an object with a 'stage' name: {value!r}")
+        conventions, text = value.get("conventions"), None
+        if conventions is not None:  # {"from": name, "text": text or null}
+            if not isinstance(conventions, Mapping) or not isinstance(conventions.get("from"), str):
+                raise RecordError(
+                    f"{where}: stage {value['stage']!r} has bad conventions: {conventions!r}"
+                )
+            text = conventions.get("text")
+            if text is not None and not isinstance(text, str):
+                raise RecordError(
+                    f"{where}: stage {value['stage']!r} has a conventions text that is not "
+                    f"text: {text!r}"
+                )
+            conventions = conventions["from"]
+        input_hash = value.get("input_hash")
+        kept = {
+            "conventions": conventions,
+            "conventions_text": text,
+            "input_hash": input_hash if isinstance(input_hash, str) else None,
+        }
         source = value.get("input")
         if isinstance(source, Mapping):
             path, rows = source.get("path"), source.get("rows")
             if not isinstance(path, str) or not (rows is None or isinstance(rows, int)):
                 raise RecordError(f"{where}: stage {value['stage']!r} has a bad input: {source!r}")
-            return cls(value["stage"], rows, path)
+            return cls(value["stage"], rows, path, **kept)
         rows = value.get("rows")
-        return cls(value["stage"], rows if isinstance(rows, int) else None)
+        return cls(value["stage"], rows if isinstance(rows, int) else None, **kept)
 
 
 _FIELDS = ("dataset", "layout", "config", "split")
@@ -233,15 +266,20 @@ class Record:
         return replace(self, shuffle={"seed": seed})
 
     def with_stage(
-        self, stage: str, input_path: str | os.PathLike[str] | None, rows: int
+        self,
+        stage: str,
+        input_path: str | os.PathLike[str] | None,
+        rows: int,
+        **kept: str | None,
     ) -> Record:
         """The record with one more stage: ``stage`` read ``input_path`` (``rows`` samples).
 
         ``input_path`` ``None`` (samples from memory) records the stage without an input, so
-        nothing can follow it back.
+        nothing can follow it back. ``kept`` are the :class:`Stage`'s other fields
+        (``conventions``, ``conventions_text``, ``input_hash``).
         """
         path = None if input_path is None else str(Path(input_path).resolve())
-        return replace(self, stages=(*self.stages, Stage(stage, rows, path)))
+        return replace(self, stages=(*self.stages, Stage(stage, rows, path, **kept)))
 
     # -- what it says, by name -------------------------------------------------------------
 
@@ -315,6 +353,21 @@ class Record:
                 if isinstance(entry, Mapping)
             )
         return "no record (named by hand)"
+
+
+def content_hash(table: pa.Table) -> str:
+    """A SHA-256 of a table's column names, types and values, however it is chunked or sliced.
+
+    Each column's value buffers and lengths are hashed (no Python object per row): a stage
+    compares it with what its output's record says it read, to send nothing twice.
+
+    >>> t = pa.table({"x": ["a", "bc", None]})
+    >>> content_hash(t) == content_hash(pa.concat_tables([t.slice(0, 1), t.slice(1)]))
+    True
+    >>> content_hash(t) == content_hash(pa.table({"x": ["a", "b", "c"]}))
+    False
+    """
+    return table_hash(table)
 
 
 def read_record(path: str | os.PathLike[str]) -> Record | None:
@@ -404,7 +457,11 @@ def hf_features(schema: pa.Schema) -> dict[str, Any] | None:
 
 
 def staged(
-    metadata: dict[bytes, bytes] | None, stage: str, input_path: str | None, rows: int
+    metadata: dict[bytes, bytes] | None,
+    stage: str,
+    input_path: str | None,
+    rows: int,
+    **kept: str | None,
 ) -> dict[bytes, bytes] | None:
     """A stage output's key-value metadata: its input's, the record with one more stage.
 
@@ -416,7 +473,7 @@ def staged(
     record = Record.from_json(json.loads(metadata[RECORD_KEY]), input_path or "the input")
     if input_path is None or not os.path.isfile(input_path):
         input_path = None
-    return {**metadata, **record.with_stage(stage, input_path, rows).metadata()}
+    return {**metadata, **record.with_stage(stage, input_path, rows, **kept).metadata()}
 
 
 def relative_to(path: str | os.PathLike[str], name: str) -> Path:

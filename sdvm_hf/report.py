@@ -11,6 +11,7 @@ page or as JSON, by the renderers of :mod:`sdvm_hf.render`, whose :func:`report_
 from __future__ import annotations
 
 import itertools
+import logging
 import os
 from dataclasses import replace
 from pathlib import Path
@@ -28,6 +29,8 @@ from sdvm_hf.render.json import report_json
 from sdvm_hf.render.model import Report
 from sdvm_hf.samples import MultipleChoiceSample
 from sdvm_hf.summary import EXAMPLES, TOP_GROUPS, Summary, Tally
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "Report",
@@ -48,11 +51,19 @@ def rejects_of(record: Record | None, path: str | os.PathLike[str]) -> tuple[Pat
     """Where a sample file's conversion rejects are, and how many the record says there were.
 
     The record's ``rejects`` (kept through every stage) when it has them, else the rejects
-    file beside the file (``NAME.rejects.jsonl``, :func:`sdvm_hf.jobs.rejects_path`).
+    file beside the file (``NAME.rejects.jsonl``, :func:`sdvm_hf.jobs.rejects_path`). A
+    record is not trusted blindly: a path not named like a rejects file (``*.jsonl``) is not
+    read, and a count that is not a number of rows is dropped.
     """
     where, count = (None, None) if record is None else record.rejects_file(path)
-    if where is not None:
+    if count is not None and count < 0:
+        count = None
+    if where is not None and where.name.endswith(".jsonl"):
         return where, count
+    if where is not None:
+        log.warning(
+            "%s: its record names %s as its rejects, not a JSON Lines file: not read", path, where
+        )
     file = Path(path)
     stem = file.name.removesuffix(f".{format_of(file)}")  # the rule of jobs.rejects_path
     return file.with_name(f"{stem}.rejects.jsonl"), None
@@ -94,6 +105,14 @@ def build_report(
         tally.add_rejects([])
         while chunk := list(itertools.islice(records, _ROWS)):
             tally.add_rejects(Rejects.from_records(chunk))
+        if count is not None and count != tally.rejected:
+            log.warning(
+                "%s: its record counts %d rejects, %s holds %d: the report shows the file's",
+                path,
+                count,
+                rejects,
+                tally.rejected,
+            )
     summary = tally.summary()
     if rejects_from is None and count is not None:  # the record counts them; the file is gone
         reason = f"(the reasons were in {rejects}, which is missing)"

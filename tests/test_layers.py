@@ -12,6 +12,7 @@ LAYERS: list[tuple[str, ...]] = [
         "sdvm_hf._atomic",
         "sdvm_hf._progress",
         "sdvm_hf._lock",
+        "sdvm_hf._hash",
         "sdvm_hf.record",
         "sdvm_hf.verdicts",
     ),

@@ -124,6 +124,7 @@ def test_hellaswag_recipe_refines_through_the_service(tmp_path: Path) -> None:
     assert stub.key not in done.stdout + done.stderr
     assert sorted(r["size"] for r in stub.requests) == [96, 100, 100]  # sent concurrently
     assert "HellaSwag: each context is a sentence stem" in stub.requests[0]["conventions"]
+    assert "refine: conventions: hellaswag's defaults (as given;" in done.stderr
     refined = read_parquet(tmp_path / "out" / "hellaswag-validation.refine.parquet")
     assert len(refined) == 296 and all(s.reaudit is not None for s in refined)
     assert "reaudit:" in done.stdout

@@ -143,3 +143,35 @@ def test_a_fix_the_layout_cannot_express_renders_as_export_publishes_it() -> Non
     ]
     changed = [r for r in render_requests(one, "olmes-rc", dataset="hellaswag") if r.doc_id == both]
     assert changed[0].context.endswith(" then")  # one part changed: the fixed text renders
+
+
+def test_lm_eval_names_each_mmlu_rows_own_task_and_refuses_generation_tasks(
+    tmp_path: Path,
+) -> None:
+    from sdvm_hf import load_mmlu
+    from sdvm_hf.formulations import RenderError, write_requests
+
+    requests = list(render_requests(load_mmlu(bundled=True), "lm-eval"))  # config 'all'
+    tasks = {r.task_name for r in requests}
+    assert len(tasks) > 1 and all(t.startswith("mmlu_") for t in tasks)
+    fixture = Path(__file__).parent / "fixtures" / "mmlu" / "mmlu_pro.parquet"
+    pro = load("mmlu", split="test", data_files=fixture, on_error="skip")
+    with pytest.raises(RenderError, match=r"lm-eval's mmlu_pro_\w+ generates its answer"):
+        write_requests(pro, tmp_path / "pro", "lm-eval")
+    assert not (tmp_path / "pro").exists()  # a failed render leaves no empty folder
+
+
+def test_an_output_that_is_a_file_and_a_mapping_without_a_template_are_named(
+    tmp_path: Path,
+) -> None:
+    from sdvm_hf import MultipleChoiceMapping
+    from sdvm_hf.formulations import RenderError, write_requests
+
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(RenderError, match=r"file exists and is not a folder"):
+        write_requests(hellaswag_samples(), tmp_path / "file", "olmes-rc")
+    source = tmp_path / "mine.jsonl"
+    source.write_text(json.dumps({"q": "2+2?", "a": "4", "b": "5", "label": 0}) + "\n")
+    mapping = MultipleChoiceMapping(dataset="mine", context="q", choices=("a", "b"), answer="label")
+    with pytest.raises(RenderError, match=r"^mine: a mapping of one's own has no olmes-rc rule"):
+        list(render_requests(load(mapping, data_files=str(source)), "olmes-rc"))

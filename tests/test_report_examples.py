@@ -305,8 +305,9 @@ def test_a_file_refined_by_the_stand_in_with_nested_verdicts(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pytest.importorskip("sdvm", reason="install the 'sdvm' extra: pip install -e '.[sdvm]'")
-    import service_stub
     from service_stub import stub_stage
+
+    import sdvm_hf.service.stub as service_stub
 
     flat_verdict = service_stub.verdict
 

@@ -1,6 +1,7 @@
 """The SDVM round trip against a local stand-in, with the real SDK (Python >= 3.12)."""
 
 import asyncio
+import json
 import logging
 import os
 import signal
@@ -100,7 +101,15 @@ def test_audit_round_trip_keeps_order_extra_and_types(
         assert after.fix is None and after.reaudit is None
     assert pq.read_schema(out).field("extra").type == samples.table.schema.field("extra").type
     assert pq.read_schema(out).field("extra").type.field("ind").type == pa.int32()
-    assert pq.read_schema(out).metadata == samples.table.schema.metadata
+    kept = dict(pq.read_schema(out).metadata or {})
+    assert set(json.loads(kept.pop(b"sdvm_hf.stage"))) == {
+        "stage",
+        "rows",
+        "input",
+        "conventions",
+        "output",
+    }
+    assert kept == (samples.table.schema.metadata or {})
     assert not (tmp_path / "audited.parquet.parts").exists()
 
 
@@ -236,7 +245,11 @@ def test_retries_run_out_with_a_message_naming_the_batch(
         ("malformed", r"malformed response \(KeyError: 'audited_data'\)"),
         ("short", r"malformed response: sent 100 samples, got 99"),
         ("duplicate", r"malformed response: a sample without a row id of its own \(100\)"),
-        ("extra-changed", r"malformed response: row 100 came back with its extra changed"),
+        (
+            "extra-changed",
+            r"malformed response: row 100 came back with a top-level key that was not sent "
+            r"\('stub_added'; only the audit, fix and reaudit blocks may be added\)",
+        ),
         (
             "no-block",
             r"malformed response: row 100 came back without its audit block \(every audit "
@@ -653,9 +666,17 @@ def test_ctrl_c_prints_one_line_exits_130_and_a_rerun_resumes(
         child.send_signal(signal.SIGINT)
         stdout, stderr = child.communicate(timeout=60)
     assert child.returncode == 130, stderr
-    assert stderr.splitlines() == [
+    *said, last = stderr.splitlines()
+    assert last == (
         f"sdvm-hf audit: interrupted; finished batches are kept in {out}.parts, "
         "rerun the same command to resume"
+    )
+    assert [line.split(": ", 2)[1:] for line in said] == [  # the plan, before any request
+        [
+            "audit",
+            "conventions: hellaswag's defaults (the file's record names hellaswag; 314 characters)",
+        ],
+        ["audit", "3 request(s) (296 samples) to send"],
     ]
     assert stdout == ""
     kept = parts_of(out)

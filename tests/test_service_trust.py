@@ -580,7 +580,7 @@ def test_the_input_files_key_value_metadata_comes_through_unchanged(
     samples: SampleSequence, tmp_path: Path
 ) -> None:
     table = samples.table.slice(0, 150)
-    record = {**(table.schema.metadata or {}), b"sdvm_hf.record": b'{"preset": "hellaswag"}'}
+    record = {**(table.schema.metadata or {}), b"sdvm_hf.record": b'{"dataset": "hellaswag"}'}
     pq.write_table(table.replace_schema_metadata(record), tmp_path / "in.parquet")
     source = read_samples(tmp_path / "in.parquet")
     out = tmp_path / "out.parquet"
@@ -591,10 +591,12 @@ def test_the_input_files_key_value_metadata_comes_through_unchanged(
         run(again, source, out)
     written = dict(pq.read_schema(out).metadata or {})
     carried = json.loads(written.pop(b"sdvm_hf.record"))
+    assert json.loads(written.pop(b"sdvm_hf.stage"))["rows"] == 150  # the output's own account
     assert written == {k: v for k, v in record.items() if k != b"sdvm_hf.record"}
     (stage,) = carried.pop("stages")  # the record gains the stage, naming its input
-    assert carried == {"preset": "hellaswag"}
+    assert carried["dataset"] == "hellaswag"
     assert stage["input"] == {"path": str((tmp_path / "in.parquet").resolve()), "rows": 150}
+    assert stage["conventions"] == {"from": "hellaswag", "text": CONVENTIONS}
 
 
 def test_a_source_column_named_like_the_row_id_comes_back_untouched(

@@ -7,6 +7,7 @@ columns. A table that passes can be turned into samples without running pydantic
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
 
 import pyarrow as pa
@@ -72,7 +73,7 @@ def _expected_type(name: str, dtype: pa.DataType) -> str | None:
     if not pa.types.is_struct(dtype):
         return "a struct of JSON-compatible fields, or a JSON string"
     names = [child.name for child in dtype]
-    twice = sorted({name for name in names if names.count(name) > 1})
+    twice = sorted(name for name, n in Counter(names).items() if n > 1)  # linear in fields
     if twice:
         return f"a struct whose field names differ (found {', '.join(twice)} twice)"
     clash = reserved_key(names)

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from sdvm_hf.cli._common import add_command
+from sdvm_hf.cli._common import add_command, readable_input
 
 
 def add_commands(commands: Any) -> None:
@@ -35,6 +35,8 @@ def add_commands(commands: Any) -> None:
 def _diff(args: argparse.Namespace) -> int:
     from sdvm_hf.diff import diff_files
 
+    readable_input(args.before)
+    readable_input(args.after)
     shown = 0
     for found in diff_files(args.before, args.after, only=args.only, limit=args.limit):
         if shown:

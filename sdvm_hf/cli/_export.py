@@ -6,6 +6,7 @@ import argparse
 import json
 from typing import Any
 
+from sdvm_hf.cli._common import readable_input
 from sdvm_hf.cli._names import POLICIES
 
 
@@ -67,6 +68,8 @@ def add_commands(commands: Any) -> None:
 def _export(args: argparse.Namespace) -> int:
     from sdvm_hf.exporter import export
 
+    for path in args.samples:
+        readable_input(path)
     done = export(
         args.samples,
         args.output,

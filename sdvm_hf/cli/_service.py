@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from sdvm_hf.cli._common import add_command, print_summary
+from sdvm_hf.cli._common import add_command, print_summary, readable_input
 from sdvm_hf.cli._names import MAX_BATCH, STAGES, preset_names
 from sdvm_hf.errors import InputError
 
@@ -33,7 +33,10 @@ def add_commands(commands: Any) -> None:
 An interrupted run (Ctrl-C, no credits, a network failure) resumes where it stopped: rerun
 the same command. Finished batches wait in OUT.parts/ and are reused only when they still
 hold exactly their rows. A stop sends no new request but waits for the answers already
-requested (a second Ctrl-C stops at once); one run at a time per output (OUT.lock).""",
+requested (a second Ctrl-C stops at once); one run at a time per output (OUT.lock). A rerun
+of a finished run sends nothing (--force sends again); --dry-run counts what a run would
+send. Without --dataset or --conventions, the dataset the file's record names gives them.
+Offline: sdvm-hf serve-stub, and --base-url http://127.0.0.1:8377.""",
         )
         command.add_argument("file", type=Path, help="a sample file (.parquet or .jsonl)")
         command.add_argument(
@@ -45,10 +48,22 @@ requested (a second Ctrl-C stops at once); one run at a time per output (OUT.loc
         command.add_argument(
             "--dataset",
             choices=sorted(preset_names()),
-            help="use this dataset's default conventions",
+            help="use this dataset's default conventions (default: the dataset the file's "
+            "record names)",
         )
         command.add_argument(
-            "--conventions", help="what formatting is by design (overrides --dataset's)"
+            "--conventions",
+            help="what formatting is by design (overrides --dataset's; '' sends none)",
+        )
+        command.add_argument(
+            "--dry-run",
+            action="store_true",
+            help="print the requests and samples a run would send, and send nothing",
+        )
+        command.add_argument(
+            "--force",
+            action="store_true",
+            help="send every request again, though the output is already done",
         )
         command.add_argument(
             "--batch-size",
@@ -63,25 +78,60 @@ requested (a second Ctrl-C stops at once); one run at a time per output (OUT.loc
             help="requests in flight at once (default: 4)",
         )
         command.set_defaults(run=_run, stage=stage)
+    stub = add_command(
+        commands,
+        "serve-stub",
+        "serve a local stand-in for the SDVM service, to try the round trip offline",
+        """sdvm-hf serve-stub --port 8377 &
+  export SDVM_BASE_URL=http://127.0.0.1:8377 SDVM_API_KEY=sk-offline
+  sdvm-hf audit out/hellaswag.parquet -o out/hellaswag.audit.parquet
+
+It answers as the service does, with deterministic verdicts and fixes (no model, no cost),
+takes any key unless --key names one, and throws --fault on request.""",
+    )
+    from sdvm_hf.service.stub import add_options
+
+    add_options(stub)
+    stub.set_defaults(run=_serve)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from sdvm_hf.service.stub import serve
+
+    return serve(args)
 
 
 def _run(args: argparse.Namespace) -> int:
     from sdvm_hf.files import read_samples
     from sdvm_hf.jobs import check_output
     from sdvm_hf.presets.registry import PRESETS
-    from sdvm_hf.service.roundtrip import Retry, run_stage
+    from sdvm_hf.service.roundtrip import Retry, plan_stage, run_stage
     from sdvm_hf.summary import summarize
 
     if not args.verbose:  # one line per request is noise; -v shows them
         logging.getLogger("httpx").setLevel(logging.WARNING)
     conventions = args.conventions
     if conventions is None and args.dataset:
-        conventions = PRESETS[args.dataset].conventions
+        conventions = PRESETS[args.dataset].conventions or ""
+    readable_input(args.file)
     if check_output(args.output, [args.file]) != "parquet":
         raise InputError(f"{args.output}: the output is Parquet; name it .parquet")
+    samples = read_samples(args.file)
+    if args.dry_run:
+        plan = plan_stage(
+            samples,
+            args.stage,
+            args.output,
+            conventions=conventions,
+            batch_size=args.batch_size,
+            force=args.force,
+        )
+        print("\n".join(plan.lines()))
+        print("dry run: nothing was sent")
+        return 0
     try:
         result = run_stage(
-            read_samples(args.file),
+            samples,
             args.stage,
             args.output,
             api_key=os.environ.get("SDVM_API_KEY", ""),
@@ -90,6 +140,7 @@ def _run(args: argparse.Namespace) -> int:
             batch_size=args.batch_size,
             concurrency=args.concurrency,
             retry=Retry() if args.retry is None else args.retry,
+            force=args.force,
         )
     except KeyboardInterrupt as stop:
         parts = args.output.with_name(args.output.name + ".parts")

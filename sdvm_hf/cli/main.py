@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from sdvm_hf._atomic import discard_unfinished, signals_held
 from sdvm_hf.cli import _convert, _diff, _export, _files, _render, _report, _service
 from sdvm_hf.cli._names import STAGES
-from sdvm_hf.errors import SdvmHfError
+from sdvm_hf.errors import SdvmHfError, printable
 
 if TYPE_CHECKING:
     from sdvm_hf.service.roundtrip import Retry
@@ -64,24 +64,57 @@ def main(argv: Sequence[str] | None = None, *, retry: Retry | None = None) -> in
     root = parser()
     root.set_defaults(retry=retry)
     args = root.parse_args(argv)
-    logging.basicConfig(
-        level=logging.DEBUG if args.verbose else logging.INFO,
-        format="%(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
-    )
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_Printable("%(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO, handlers=[handler])
     try:
-        with _terminate_like_interrupt():
+        with _terminate_like_interrupt(), _printable_stdout():
             return int(args.run(args))
     except Exception as error:
         if not isinstance(error, USER_ERRORS):
             raise
-        print(f"sdvm-hf {args.command}: {error}", file=sys.stderr)
+        print(f"sdvm-hf {args.command}: {printable(str(error), one_line=True)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as stop:
         discard_unfinished()  # one that landed before its writer was bound to a name
         hint = "rerun to resume" if args.command in STAGES else "no partial file was left"
         print(f"sdvm-hf {args.command}: {str(stop) or 'interrupted'}; {hint}", file=sys.stderr)
         return 143 if isinstance(stop, Terminated) else 130
+
+
+class _Printable(logging.Formatter):
+    """Log lines with control characters escaped (a check name or server text may hold them)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return printable(super().format(record))
+
+
+class _PrintableWriter:
+    r"""A text stream that escapes control characters on their way to ``inner``.
+
+    What a command prints comes from data, server text and check names: an escape sequence
+    in them is shown (``\x1b[2J``), not obeyed by the terminal. Line breaks and tabs pass.
+    """
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    def write(self, text: str) -> int:
+        self.inner.write(printable(text))
+        return len(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+@contextmanager
+def _printable_stdout() -> Iterator[None]:
+    inner = sys.stdout
+    sys.stdout = _PrintableWriter(inner)
+    try:
+        yield
+    finally:
+        sys.stdout = inner
 
 
 class Terminated(KeyboardInterrupt):

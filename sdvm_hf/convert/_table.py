@@ -13,6 +13,7 @@ and the table the pass builds cannot disagree.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -112,6 +113,13 @@ def prepare(mapping: Description, table: pa.Table) -> tuple[pa.Table, list[Found
 
 def sample_rows(mapping: Description, source: pa.Table) -> tuple[pa.Table, list[Found]]:
     """Every row as a sample row (bad ones may hold anything) and every problem found."""
+    names = source.column_names
+    twice = sorted({name for name, n in Counter(names).items() if n > 1})
+    if twice:  # Parquet allows it; no column can be picked by name then
+        raise LayoutError(
+            f"{mapping.where}: the source has more than one column named "
+            f"{', '.join(map(repr, twice))}; expected column names that differ"
+        )
     table, problems = prepare(mapping, source)
     labels = (mapping.labels,) if mapping.labels else ()
     needed = (*mapping.context_columns, *mapping.choice_columns, *labels)

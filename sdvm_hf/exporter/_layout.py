@@ -10,7 +10,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from sdvm_hf.exporter._types import ExportError, Part
+from sdvm_hf.exporter._types import RESERVED, ExportError, Part
 from sdvm_hf.record import HF_METADATA
 
 __all__ = [
@@ -42,11 +42,12 @@ def config_values(part: Part, table: pa.Table) -> list[str]:
         return []
     values = sorted(v for v in pc.unique(table.column(column)).to_pylist() if isinstance(v, str))
     for value in values:
-        if not _CONFIG_NAME.fullmatch(value) or value == part.config:
+        if not _CONFIG_NAME.fullmatch(value) or value == part.config or value in RESERVED:
             raise ExportError(
                 f"{part.path}: the {column} {value!r} cannot name a configuration of the export "
-                f"(letters, digits, '_', '-' and '.' only, not first, and not {part.config!r}); "
-                f"MMLU's {part.config!r} rows also go to one configuration per {column}"
+                f"(letters, digits, '_', '-' and '.' only, not first, not {part.config!r}, and "
+                f"none of the export's own files: {', '.join(sorted(RESERVED))}); MMLU's "
+                f"{part.config!r} rows also go to one configuration per {column}"
             )
     return values
 
@@ -124,7 +125,10 @@ def layout_schema(part: Part) -> pa.Schema | None:
 def layout_table(part: Part, rows: list[dict[str, Any]], schema: pa.Schema | None) -> pa.Table:
     """Rows of the row form as a table in the layout's ``schema`` (see :func:`layout_schema`)."""
     if schema is None:  # a file built by hand: its rows say what they hold
-        return pa.Table.from_pylist(rows)
+        try:
+            return pa.Table.from_pylist(rows)
+        except (pa.ArrowInvalid, pa.ArrowTypeError) as error:
+            raise ExportError(f"{part.path}: {_mixed(rows, error)}") from None
     _check_columns(part, rows, schema.names)
     return _typed(part, rows, schema)
 
@@ -206,3 +210,22 @@ def check_layout_columns(part: Part, table: pa.Table) -> None:
             f"{' and '.join(x for x in (found, extra) if x)} (they were read in the "
             f"{record.layout if record else 'unknown'} layout)"
         )
+
+
+def _mixed(rows: list[dict[str, Any]], error: Exception) -> str:
+    """Which column holds values of two types (what Arrow refused), naming the two rows."""
+    first: dict[str, tuple[int, Any]] = {}
+    for index, row in enumerate(rows):
+        for column, value in row.items():
+            if value is None:
+                continue
+            seen = first.setdefault(column, (index, value))
+            if type(seen[1]) is not type(value):
+                return (
+                    f"column {column!r} would hold {seen[1]!r} ({type(seen[1]).__name__}) in "
+                    f"one row and {value!r} ({type(value).__name__}) in another (exported rows "
+                    f"{seen[0]} and {index}): the file has no record of its source's types "
+                    "(a JSON Lines file); export the Parquet file convert wrote, or the stage's "
+                    "Parquet output"
+                )
+    return f"its rows cannot make one table ({str(error).splitlines()[0]})"

@@ -81,6 +81,8 @@ class Plan:
         """The dump's ``config.json``: what ``OEEvalTask`` reads (``primary_metric``) and more."""
         rule, short = self.rule, self.formulation.removeprefix("olmes-")
         metric = "acc_raw" if short == "mc" else "acc_per_char"
+        if self.formulation == "lm-eval":
+            metric = "acc"  # lm-eval's multiple-choice tasks report acc (and acc_norm)
         if rule is not None:
             metric = rule.primary_metric.get(short, metric)
         task_config = {
@@ -125,6 +127,11 @@ def plan_for(
         build, task = template.build(short), template.task_name
         unconditional, published = template.unconditional and short == "rc", None
     else:
+        if dataset is None and source.mapping is not None:
+            raise RenderError(
+                f"{source.mapping.dataset}: a mapping of one's own has no {formulation} rule; "
+                "give a Template (template=) that says its query, choices and answer"
+            )
         if dataset is None:
             raise RenderError(
                 f"{source.name}: which dataset is it? It has no record: name it (dataset=, "
@@ -215,12 +222,18 @@ def _lm_eval_plan(source: Source, shots: int, seed: int, shot_source: Source | N
                 dataset, config, pool, shots, exclude=row, rnd=rnd
             )
         pairs = [tuple(pair) for pair in module.lm_eval_requests(dataset, config, row, shot_rows)]
+        task = str(module.lm_eval_task_name(dataset, config, row=row))
+        if any(continuation == "" for _, continuation in pairs):
+            raise RenderError(
+                f"lm-eval's {task} generates its answer (generate_until): it makes no "
+                "loglikelihood request per choice to render"
+            )
         label = int(module.lm_eval_label(dataset, config, row))
         native = row[column] if column is not None else position
-        return Rendered(dict(row), [(str(c), str(t)) for c, t in pairs], label, native)
+        return Rendered(dict(row), [(str(c), str(t)) for c, t in pairs], label, native, task)
 
     try:
         task = str(module.lm_eval_task_name(dataset, config))
-    except InputError:  # MMLU's 'all': each row names its subject's task
-        task = f"{dataset}_{config}" if config else dataset
+    except InputError:  # MMLU's 'all': each row names its subject's task; the group, mmlu
+        task = dataset
     return Plan(task, build, lambda row: "", False, "lm-eval", None, None)

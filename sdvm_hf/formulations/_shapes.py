@@ -22,6 +22,9 @@ class Rendered(NamedTuple):
     pairs: list[tuple[str, str]]
     label: int
     native_id: Any
+    task: str | None = None
+    """The row's own task, where one rendering spans several (MMLU's ``all`` in lm-eval:
+    ``mmlu_<subject>``); ``None``: the rendering's."""
 
 
 Build = Callable[[Row, int, "str | None"], Rendered]

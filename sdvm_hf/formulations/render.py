@@ -112,7 +112,25 @@ def write_requests(
         samples, formulation, dataset, config, split, shots, limit, seed, shot_samples, template
     )
     target = Path(folder)
-    target.mkdir(parents=True, exist_ok=True)
+    if target.exists() and not target.is_dir():
+        raise RenderError(f"{target} exists and is not a folder; name a folder for the requests")
+    made = not target.exists()
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise RenderError(f"{target}: cannot make the folder: {error.strerror or error}") from None
+    try:
+        return _write(source, plan, target, shots, limit, seed)
+    except BaseException:
+        if made and not any(target.iterdir()):  # a failed render leaves no empty folder
+            target.rmdir()
+        raise
+
+
+def _write(
+    source: Source, plan: Plan, target: Path, shots: int, limit: int | None, seed: int
+) -> Rendering:
+    """Write the two files of the dump into ``target``, each atomically."""
     documents = requests = spooled_lines = 0
     with (
         atomic_path(target / "requests.jsonl.gz") as path,
@@ -204,7 +222,7 @@ def _lines(
     dumps = json.dumps
     head = f'{{"request_type": "loglikelihood", "doc": {doc_json}, "request": {{"context": '
     tail = (
-        f'"task_name": {dumps(plan.task_name)}, "doc_id": {{}}, '
+        f'"task_name": {dumps(rendered.task or plan.task_name)}, "doc_id": {{}}, '
         f'"native_id": {dumps(rendered.native_id)}, "label": {dumps(rendered.label)}}}'
     )
     cond_tail = tail.replace("{}", str(doc_id), 1)

@@ -10,7 +10,7 @@ choices as `` A. text`` lines under ``query`` and scores ``" A"``, ``" B"``, ...
 >>> template = Template(lambda row: ("Question: " + row["q"], row["options"], row["answer"]))
 >>> rendered = template.build("rc")({"q": "2+2?", "options": ["4", "5"], "answer": 0}, 0, None)
 >>> rendered.pairs
-[('Question: 2+2?\\nAnswer:', ' 4'), ('Question: 2+2?\\nAnswer:', ' 5')]
+[('Question: 2+2?\nAnswer:', ' 4'), ('Question: 2+2?\nAnswer:', ' 5')]
 """
 
 from __future__ import annotations

@@ -27,6 +27,7 @@ from sdvm_hf._wire import BLOCKS, RESERVED_KEYS, TASK_TYPE
 from sdvm_hf.arrow import changeable_columns, json_text, plain_blocks, plain_extras
 from sdvm_hf.samples import MultipleChoiceSample, class_for_style
 from sdvm_hf.service._base import RESUME, ROW_ID, ServiceError, Stage
+from sdvm_hf.service._rows import extra_change, traded
 
 KEPT_BY_AUDIT = ("context", "choices", "answer_index")
 """The core fields an audit must send back as they were sent (only fix and refine change them)."""
@@ -220,6 +221,8 @@ def _columns(sent: Sent, answers: list[dict[str, Any]], stage: Stage) -> dict[st
         columns[name] = texts
     if any(columns[name].null_count for name in REQUIRED[stage]):
         return None
+    if stage != "audit" and traded(sent.wire, sent.start, [contexts, choices]):
+        return None  # the per-row rules refuse it, naming the rows
     return columns
 
 
@@ -286,7 +289,7 @@ def join_rows(
         answer = {k: v for k, v in answer.items() if k != sent.key}
         extra = {k: answer.pop(k) for k in [*answer] if k not in RESERVED_KEYS}
         if extra != extra_sent:
-            raise malformed(f"row {row} came back with its extra changed")
+            raise malformed(f"row {row} came back {extra_change(extra_sent, extra)}")
         try:
             back = MultipleChoiceSample.from_dict(answer)
         except (TypeError, ValueError) as error:
@@ -307,6 +310,16 @@ def join_rows(
                         "(an audit only rates; fix or refine change samples)"
                     )
         out.append(back)
+    found = stage != "audit" and traded(
+        sent.wire, sent.start, [[s.context for s in out], [s.choices for s in out]]
+    )
+    if found:
+        row, name, other = found
+        raise malformed(
+            f"row {row} came back with the {name} sent with row {other}, whose own answer "
+            "differs from what was sent (rows cannot trade content, whatever their ids and "
+            "extras say)"
+        )
     return out
 
 

@@ -85,12 +85,16 @@ async def send(
     slots: asyncio.Semaphore,
     flight: Flight,
     check: Callable[[Any], T],
+    deadline: float | None = None,
+    secrets: tuple[str, ...] = (),
 ) -> T:
     """``check`` of the service's answer to batch ``number``; a request holds one of ``slots``.
 
     Once ``flight`` is stopping, no request leaves and none is retried (:class:`NotSent`).
     ``check`` looks at an answer's shape before the slot is let go: a ``ServiceError`` it
-    raises stops the run before another request can leave.
+    raises stops the run before another request can leave. ``deadline`` bounds each request
+    whole (a server that trickles its answer a byte at a time cannot keep it alive past it);
+    ``secrets`` never appear in a message.
     """
     retry = gate.retry
     attempts = {"retry-429": 0, "retry": 0}
@@ -103,10 +107,10 @@ async def send(
                 raise NotSent(label)
             flight.sending.add(number)
             try:
-                returned = await call(sent)
+                returned = await asyncio.wait_for(call(sent), deadline)
             except Exception as error:  # the SDK's errors, httpx's, and a malformed body
                 failure: Exception | None = error
-                kind, message = classify(error, address)
+                kind, message = classify(error, address, secrets, deadline or 0.0)
                 if kind == "stop":  # before the slot is let go: no other request leaves
                     flight.stopping = True
             else:

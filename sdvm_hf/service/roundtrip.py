@@ -25,7 +25,6 @@ The parts are in :mod:`~sdvm_hf.service._parts`, the client in
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import logging
 import os
 import sys
@@ -34,13 +33,15 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from sdvm_hf._lock import output_lock
 from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.errors import InputError
 from sdvm_hf.files import write_table
-from sdvm_hf.record import staged
+from sdvm_hf.record import content_hash, staged
 from sdvm_hf.service._base import (
+    MAX_ANSWER,
     MAX_BATCH,
     RESUME,
     ROW_ID,
@@ -48,10 +49,20 @@ from sdvm_hf.service._base import (
     ServiceError,
     Stage,
     install_hint,
+    redact_url,
+    scrubbed,
+    secrets_of,
 )
-from sdvm_hf.service._client import DEFAULT_BASE_URL, check_base_url, check_key, make_client
+from sdvm_hf.service._client import (
+    DEFAULT_BASE_URL,
+    check_base_url,
+    check_key,
+    make_client,
+    require_sdk,
+)
 from sdvm_hf.service._join import Sent, by_row, join, part_table, row_key, wire_batch
-from sdvm_hf.service._parts import Parts, rows_hash
+from sdvm_hf.service._parts import rows_hash
+from sdvm_hf.service._plan import STAGE_KEY, Conventions, Plan, account, choose_conventions, plan
 from sdvm_hf.service._retry import Flight, Gate, Retry, send
 from sdvm_hf.service._schedule import Finishing, drive, quiet, run_async
 
@@ -60,10 +71,12 @@ __all__ = [
     "RESUME",
     "ROW_ID",
     "STAGES",
+    "Plan",
     "Retry",
     "ServiceError",
     "Stage",
     "install_hint",
+    "plan_stage",
     "run_stage",
 ]
 
@@ -95,6 +108,8 @@ def run_stage(
     retry: Retry = _RETRY,
     timeout: float = 120.0,
     on_batch: Callable[[int], None] | None = None,
+    force: bool = False,
+    max_answer: int = MAX_ANSWER,
 ) -> SampleSequence:
     """Send ``samples`` through ``stage`` ("audit", "fix" or "refine"); write and return the result.
 
@@ -105,11 +120,63 @@ def run_stage(
     there, reusing a batch only if its part holds exactly its rows. ``on_batch`` is called
     with each batch's number once its part is written; an exception it raises stops the run
     as Ctrl-C does (no new request; the requests in flight are awaited, at most ``timeout``
-    seconds, and kept). The service address is ``base_url``, else the ``SDVM_BASE_URL``
+    seconds, and kept). ``timeout`` bounds each request whole, ``max_answer`` the bytes of
+    an answer. The service address is ``base_url``, else the ``SDVM_BASE_URL``
     environment variable, else the SDK's default.
+
+    ``conventions=None`` sends the defaults of the dataset the samples' record names (none
+    when there is no record); ``""`` sends none. Each run logs which it sends. An output
+    already complete for the same input and conventions is returned as it is, and nothing
+    is sent, unless ``force`` (which also starts over without the finished batches).
     """
     origin = "base_url" if base_url else "SDVM_BASE_URL"
     base_url = base_url or os.environ.get("SDVM_BASE_URL") or None
+    _check_options(stage, batch_size, concurrency)
+    require_sdk()
+    check_key(api_key)
+    check_base_url(base_url, origin)
+    chosen = choose_conventions(samples, conventions)
+    output = Path(output)
+    with output_lock(output, ServiceError), scrubbed(secrets_of(api_key, base_url)):
+        return _run(
+            samples,
+            stage,
+            output,
+            api_key,
+            base_url,
+            chosen,
+            batch_size,
+            concurrency,
+            retry,
+            timeout,
+            on_batch,
+            force,
+            max_answer,
+        )
+
+
+def plan_stage(
+    samples: SampleSequence,
+    stage: Stage,
+    output: str | Path,
+    *,
+    conventions: str | None = None,
+    batch_size: int = MAX_BATCH,
+    force: bool = False,
+) -> Plan:
+    """What :func:`run_stage` with these arguments would send; sends nothing, needs no key.
+
+    :meth:`Plan.lines` says it: the conventions, the batches already done, the requests and
+    samples left (``sdvm-hf audit --dry-run`` prints them).
+    """
+    _check_options(stage, batch_size, 1)
+    chosen = choose_conventions(samples, conventions)
+    output = Path(output)
+    found = plan(samples, stage, output, chosen, batch_size, force, content_hash(samples.table))
+    return found[0]
+
+
+def _check_options(stage: Stage, batch_size: int, concurrency: int) -> None:
     if stage not in STAGES:
         raise InputError(f"stage must be one of {', '.join(STAGES)}, got {stage!r}")
     if not 1 <= batch_size <= MAX_BATCH:
@@ -118,23 +185,6 @@ def run_stage(
         )
     if concurrency < 1:
         raise InputError(f"concurrency must be at least 1, got {concurrency}")
-    check_key(api_key)
-    check_base_url(base_url, origin)
-    output = Path(output)
-    with output_lock(output, ServiceError):
-        return _run(
-            samples,
-            stage,
-            output,
-            api_key,
-            base_url,
-            conventions,
-            batch_size,
-            concurrency,
-            retry,
-            timeout,
-            on_batch,
-        )
 
 
 def _run(
@@ -143,32 +193,43 @@ def _run(
     output: Path,
     api_key: str,
     base_url: str | None,
-    conventions: str | None,
+    conventions: Conventions,
     batch_size: int,
     concurrency: int,
     retry: Retry,
     timeout: float,
     on_batch: Callable[[int], None] | None,
+    force: bool,
+    max_answer: int,
 ) -> SampleSequence:
-    parts = Parts(
-        output.with_name(output.name + ".parts"),
-        {
-            "stage": stage,
-            "batch_size": batch_size,
-            "conventions": conventions and hashlib.sha256(conventions.encode()).hexdigest()[:16],
-        },
+    input_hash = content_hash(samples.table)
+    # each batch's finished part: reused, or made in this run
+    summary, parts, tables = plan(
+        samples, stage, output, conventions, batch_size, force, input_hash
     )
+    if summary.done:
+        log.info(
+            "%s: %s is already done for this input and these conventions: nothing sent "
+            "(--force, or force=True, sends every request again)",
+            stage,
+            output,
+        )
+        return SampleSequence(pq.read_table(output), source=str(output))
+    (log.info if conventions.text else log.warning)("%s: %s", stage, conventions.describe())
+    if force:
+        parts.remove()
     starts = range(0, len(samples), batch_size)
-    tables: dict[int, pa.Table] = {}  # each batch's finished part: reused, or made in this run
-    for number, start in enumerate(starts):
-        reused = parts.reusable(number, samples.table.slice(start, batch_size), start)
-        if reused is not None:
-            tables[number] = reused
-    todo = [n for n in range(len(starts)) if n not in tables]
-    if tables:
-        log.info("resuming %s: %d of %d batches already done", stage, len(tables), len(starts))
-    call, close = make_client(stage, api_key, base_url, conventions, timeout)
-    address = base_url or DEFAULT_BASE_URL
+    todo = list(summary.todo)
+    log.info(
+        "%s: %s%d request(s) (%s samples) to send",
+        stage,
+        f"resuming, {len(tables)} of {len(starts)} batches already done; " if tables else "",
+        len(todo),
+        f"{summary.to_send:,}",
+    )
+    call, close = make_client(stage, api_key, base_url, conventions.text, timeout, max_answer)
+    address = redact_url(base_url or DEFAULT_BASE_URL)
+    secrets = secrets_of(api_key, base_url)
     key = row_key(samples.table.schema.field("extra").type)
 
     async def work(
@@ -188,6 +249,8 @@ def _run(
             slots,
             flight,
             lambda returned: by_row(sent, returned, label),
+            timeout,
+            secrets,
         )
         await finishing.run(finish(number, start, source, sent, answers, label, flight, finishing))
 
@@ -249,9 +312,19 @@ def _run(
         except BaseException:
             parts.drop_if_empty()
             raise
-    metadata = staged(samples.table.schema.metadata, stage, samples.source, len(samples))
+    metadata = staged(
+        samples.table.schema.metadata,
+        stage,
+        samples.source,
+        len(samples),
+        conventions=conventions.source,
+        conventions_text=conventions.text,
+        input_hash=input_hash,
+    )
     ordered = [tables[n].replace_schema_metadata(metadata) for n in range(len(starts))]
     result = pa.concat_tables(ordered) if ordered else samples.table
+    said = account(stage, input_hash, conventions, result)
+    result = result.replace_schema_metadata({**(metadata or {}), STAGE_KEY: said})
     write_table(result, output)
     parts.remove()
     # every part is the checked input's rows with columns built from checked samples

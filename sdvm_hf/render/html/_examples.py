@@ -92,15 +92,15 @@ def _example(report: Report, row: int) -> Html:
     notes = []
     if found is not None and found.answer_moved:
         before = found.before
-        notes.append(
-            el(
-                "p",
-                f"The answer moved: {letter(before.answer_index)} "
-                f"\u201c{before.choices[before.answer_index]}\u201d \u2192 "
-                f"{letter(sample.answer_index)} \u201c{sample.choices[sample.answer_index]}\u201d",
-                class_="moved",
-            )
-        )
+        was = f"\u201c{before.choices[before.answer_index]}\u201d"
+        now = f"\u201c{sample.choices[sample.answer_index]}\u201d"
+        if found.answer_position_moved:
+            said = f"The answer moved: {letter(before.answer_index)} {was} \u2192 "
+            said += f"{letter(sample.answer_index)} {now}"
+            notes.append(el("p", said, class_="moved"))
+        else:  # the same position: only the answer's text was fixed
+            said = f"The answer stays {letter(sample.answer_index)}; its text changed: {was} "
+            notes.append(el("p", said + f"\u2192 {now}", class_="muted"))
     if found is not None and len(found.before.choices) != len(sample.choices):
         notes.append(el("p", f"Choices before: {list(found.before.choices)}", class_="muted"))
     if found is not None and not found.changed:
