@@ -55,6 +55,12 @@ def add_commands(commands: Any) -> None:
     command.add_argument(
         "--overwrite", action="store_true", help="replace an earlier export in FOLDER"
     )
+    command.add_argument(
+        "--repo-id",
+        metavar="ORG/NAME",
+        help="the Hub dataset repository the folder is to be published to: its lm-eval and "
+        "inspect_ai task files name it, and read it where the data is not beside them",
+    )
     command.add_argument("--json", action="store_true", help="print the totals as JSON")
     command.set_defaults(run=_export)
 
@@ -75,6 +81,7 @@ def _export(args: argparse.Namespace) -> int:
         config=args.config,
         split=args.split,
         overwrite=args.overwrite,
+        repo_id=args.repo_id,
     )
     if args.json:
         print(json.dumps(done.totals(), indent=2))

@@ -44,6 +44,7 @@ from sdvm_hf.exporter._folder import (
     write_split,
     written_files,
 )
+from sdvm_hf.exporter._harness import write_harness
 from sdvm_hf.exporter._inputs import check_folder, check_parts, parent, read_part
 from sdvm_hf.exporter._rows import FAST, Method, export_part
 from sdvm_hf.exporter._size import split_bytes
@@ -72,6 +73,7 @@ def export(
     config: str | None = None,
     split: str | None = None,
     overwrite: bool = False,
+    repo_id: str | None = None,
 ) -> Exported:
     """Write sample files back in their dataset's published layout as a Hub dataset folder.
 
@@ -85,6 +87,9 @@ def export(
     ``"original"``; ``annotate`` adds ``sdvm_status``, ``sdvm_failing`` and
     ``original_<column>`` for each changed column. The folder is written whole or not at
     all; an existing one is refused unless it is an earlier export and ``overwrite`` is set.
+    The folder also holds lm-eval and inspect_ai task files that read it (see
+    docs/export.md); ``repo_id`` (``ORG/NAME``) names the Hub repository it is published to,
+    which they read when the data is not beside them.
 
     ``datasets.load_dataset(folder, config, split=split)`` reads the result with the
     published columns, order and features.
@@ -101,6 +106,7 @@ def export(
         config=config,
         split=split,
         overwrite=overwrite,
+        repo_id=repo_id,
     )
 
 
@@ -117,6 +123,7 @@ def _export_with(
     config: str | None,
     split: str | None,
     overwrite: bool,
+    repo_id: str | None = None,
 ) -> Exported:
     """:func:`export` the way ``method`` says (the tests pass :data:`._rows.REFERENCE`)."""
     chosen = policy_named(policy)
@@ -139,7 +146,7 @@ def _export_with(
         check_folder(folder, paths, overwrite)
         parts = [read_part(path, given, len(paths)) for path in paths]
         check_parts(parts)
-        return _write(method, folder, paths, parts, chosen, checks, annotate)
+        return _write(method, folder, paths, parts, chosen, checks, annotate, repo_id)
 
 
 def _write(
@@ -150,6 +157,7 @@ def _write(
     chosen: Policy,
     checks: tuple[str, ...],
     annotate: bool,
+    repo_id: str | None,
 ) -> Exported:
     """Build the export in a hidden folder beside ``folder``, then move it into place."""
     result = Exported(folder, chosen.name)
@@ -196,6 +204,7 @@ def _write(
                 "datasets.load_dataset cannot read a split of no rows, so nothing was written"
             )
         (staging / "README.md").write_text(card(parts, cards, result), encoding="utf-8")
+        write_harness(staging, folder.name, parts, result, repo_id)
         # the inputs by name: a published folder names no local path, user or host
         manifest = {"sdvm_hf": version("sdvm-hf"), "inputs": [p.name for p in paths]}
         files = [*written_files(staging), MANIFEST]

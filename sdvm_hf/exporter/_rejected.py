@@ -16,7 +16,7 @@ import pyarrow as pa
 from sdvm_hf.exporter._types import ExportError, Part
 from sdvm_hf.sources import parse_split
 
-__all__ = ["Rejected", "rejected_rows", "with_rejected"]
+__all__ = ["Rejected", "first_row", "rejected_rows", "with_rejected"]
 
 
 class Rejected(NamedTuple):
@@ -61,12 +61,12 @@ def rejected_rows(part: Part) -> Rejected:
             f"{path} holds {len(found):,} rejected rows, the record of {part.path} {count:,}"
         )
     found.sort(key=lambda pair: pair[0])
-    first = _first_row(part)
+    first = first_row(part)
     positions = [row - first for row, _ in found]
     return Rejected(positions, [row for _, row in found], part.layout == record.layout)
 
 
-def _first_row(part: Part) -> int:
+def first_row(part: Part) -> int:
     """The source row number of the split's first row (a slice ``test[100:]`` starts at 100)."""
     split = part.record.split if part.record is not None else None
     spec = parse_split(split or part.split)

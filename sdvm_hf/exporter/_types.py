@@ -37,7 +37,7 @@ PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 """What a configuration, split or subject may be to name a folder or file of the export: no
 path, no space, no dot first (so never ``..``)."""
 
-RESERVED = frozenset({"README.md", MANIFEST, ROW_RECORD})
+RESERVED = frozenset({"README.md", MANIFEST, ROW_RECORD, "lm_eval", "inspect", "eval.yaml"})
 """The names of the export's own files at its top, which no configuration may take."""
 
 
