@@ -17,7 +17,19 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.register_profile("dev", max_examples=200, deadline=None)
+settings.register_profile("quick", max_examples=40, deadline=None)
 settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The one-minute loop (``-m "not slow"``) runs the property tests at a quick strength.
+
+    The full run (what CI runs) keeps ``dev`` (200 examples) or ``ci`` (1,000); a profile
+    named in ``HYPOTHESIS_PROFILE`` always wins.
+    """
+    quick = "not slow" in (config.option.markexpr or "")
+    if quick and not os.environ.get("CI") and not os.environ.get("HYPOTHESIS_PROFILE"):
+        settings.load_profile("quick")
 
 
 # `datasets` and `huggingface_hub` read these once, when first imported: set before any test

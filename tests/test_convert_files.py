@@ -56,6 +56,7 @@ def leftovers(folder: Path) -> list[str]:
     return sorted(name for name in os.listdir(folder) if name.endswith(".tmp"))
 
 
+@pytest.mark.slow  # the one-minute loop leaves it to the full run
 @pytest.mark.parametrize("suffix", ["parquet", "jsonl", "jsonl.gz"])
 def test_a_streamed_conversion_writes_what_the_eager_one_writes(
     tmp_path: Path, suffix: str
@@ -118,6 +119,7 @@ def test_a_clean_rerun_removes_the_rejects_of_an_earlier_run(tmp_path: Path) -> 
     assert pq.read_metadata(output).num_rows == ROWS
 
 
+@pytest.mark.slow  # the one-minute loop leaves it to the full run
 def test_when_every_row_is_rejected_no_sample_file_is_written(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

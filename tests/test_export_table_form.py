@@ -188,6 +188,7 @@ def applied(source: Path, changes: dict[int, dict[str, Any]]) -> dict[int, dict[
     return fields
 
 
+@pytest.mark.slow  # the one-minute loop leaves it to the full run
 @settings(
     max_examples=40,
     deadline=None,

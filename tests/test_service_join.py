@@ -250,6 +250,7 @@ def _exact_columns(columns: dict[str, pa.Array]) -> dict[str, tuple[pa.DataType,
     return {name: (array.type, exact(array.to_pylist())) for name, array in columns.items()}
 
 
+@pytest.mark.slow  # the one-minute loop leaves it to the full run
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(batches())
 def test_the_column_wise_check_passes_only_what_the_per_row_rules_pass(
@@ -325,6 +326,7 @@ def test_the_faults_of_the_stand_in_are_refused_with_the_per_row_message() -> No
 # -- the way out: wire dicts built from columns -------------------------------------------------
 
 
+@pytest.mark.slow  # the one-minute loop leaves it to the full run
 @settings(max_examples=200, deadline=None)
 @given(st.lists(samples(), min_size=1, max_size=5), st.integers(0, 10**6))
 def test_the_wire_dicts_are_each_samples_own_with_its_row_id(batch: list[Any], start: int) -> None:

@@ -298,6 +298,7 @@ def test_the_whole_path_runs_offline_against_the_served_stand_in(
 # -- 4. Python 3.11: one line, never a traceback ---------------------------------------------
 
 
+@pytest.mark.slow  # the one-minute loop leaves it to the full run
 @pytest.mark.skipif(SDK, reason="what a Python without the SDK (3.11) prints")
 @pytest.mark.parametrize("address", [None, "http://127.0.0.1:9", "env"])
 def test_without_the_sdk_every_stage_ends_in_one_line(

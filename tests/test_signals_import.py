@@ -9,6 +9,10 @@ with the signals held, once its SIGTERM handler is in place.
 import subprocess
 import sys
 
+import pytest
+
+pytestmark = pytest.mark.slow  # subprocesses: the full run, not the one-minute loop
+
 CHECK = """
 import importlib, os, signal, sys, time
 main = importlib.import_module("sdvm_hf.cli.main")  # the module, not the function

@@ -154,6 +154,7 @@ def test_a_shard_is_named_by_ints_in_range(parquet: Path) -> None:
         _stream(parquet).shard("2", 0)  # type: ignore[arg-type]
 
 
+@pytest.mark.slow  # the one-minute loop leaves it to the full run
 def test_the_datasets_view_has_the_sources_shards(parquet: Path) -> None:
     dataset = _stream(parquet).dataset
     assert dataset.num_shards == 7
@@ -178,6 +179,7 @@ def test_a_stream_pickles_and_its_copy_reads_the_same_rows(parquet: Path) -> Non
     assert [s.context for s in pickle.loads(pickle.dumps(subject))] == [s.context for s in subject]
 
 
+@pytest.mark.slow  # the one-minute loop leaves it to the full run
 @needs_torch
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize(

@@ -12,6 +12,8 @@ from sdvm_hf import load_hellaswag
 from sdvm_hf.cli import main
 from sdvm_hf.files import read_samples, write_parquet
 
+pytestmark = pytest.mark.slow  # scale and subprocess checks: the full run, not the one-minute loop
+
 KEYS = 20_000
 
 
