@@ -902,3 +902,35 @@ def test_an_original_made_again_since_the_stages_is_refused_never_published(
             export(tmp_path / "r.parquet", tmp_path / "out", **options)
     result = export(tmp_path / "r.parquet", tmp_path / "out")  # replace: the fixed rows as they are
     assert result.total.rows_in == len(samples)
+
+
+def hand_edited(path: Path, row: int, column: str, value: Any) -> Path:
+    """The sample file with one cell changed by hand (pyarrow), its record kept."""
+    table = pq.read_table(path)
+    values = table.column(column).to_pylist()
+    values[row] = value
+    index = table.schema.get_field_index(column)
+    table = table.set_column(
+        index, table.schema.field(column), pa.array(values, table.column(column).type)
+    )
+    pq.write_table(table, path)
+    return path
+
+
+def test_rows_edited_by_hand_in_a_convert_output_go_through_the_follow_rule(
+    tmp_path: Path,
+) -> None:
+    source = convert("hellaswag", HELLASWAG, "validation", tmp_path / "h.parquet")
+    first = read_samples(source)[0]
+    hand_edited(source, 0, "context", first.context + " then")
+    export(source, tmp_path / "h-out")
+    row = exported_table(tmp_path / "h-out", "default", "validation").to_pylist()[0]
+    assert row["ctx"] == first.context + " then"
+    assert row["ctx"] == f"{row['ctx_a']} {row['ctx_b']}"  # what lm-eval reads follows
+    pro = tmp_path / "pro.parquet"
+    write_parquet(load("mmlu", split="test", data_files=PRO, on_error="skip"), pro)
+    moved = (read_samples(pro)[0].answer_index + 1) % 4
+    hand_edited(pro, 0, "answer_index", moved)
+    export(pro, tmp_path / "p-out")
+    row = exported_table(tmp_path / "p-out", "default", "test").to_pylist()[0]
+    assert (row["answer_index"], row["answer"]) == (moved, "ABCDEFGHIJ"[moved])

@@ -12,6 +12,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import pyarrow as pa
+
 from sdvm_hf.convert.mapping import MultipleChoiceMapping
 from sdvm_hf.errors import LayoutError
 
@@ -98,6 +100,9 @@ class Preset:
     """The licence of the preset's Hub dataset, as its card's ``license:`` states it."""
     publications: Mapping[str, Publication] = field(default_factory=dict)
     """Layouts published elsewhere than :attr:`hub` (MMLU-Pro, MMMLU, ...), by layout."""
+    stale: Callable[[pa.Table], pa.Array] | None = None
+    """The rows of a published table whose derived columns do not follow its context, choices
+    and answer (a sample file edited by hand): they go through :attr:`follow` too."""
     follow: Follow | None = None
     """How derived columns follow a changed context, choice or answer: called with the row the
     mapping gave back and the sample, it updates the row in place and returns ``None``, or

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Unpack, cast
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.convert.mapping import MultipleChoiceMapping, OnError
@@ -82,8 +83,16 @@ def follow(row: dict[str, Any], sample: MultipleChoiceSample) -> str | None:
     return None
 
 
+def stale(table: pa.Table) -> pa.Array:
+    """The rows whose ``ctx`` is not ``ctx_a`` and ``ctx_b`` joined (a hand edit of ``ctx``)."""
+    a, b = (pc.fill_null(table.column(c), "") for c in ("ctx_a", "ctx_b"))
+    joined = pc.if_else(pc.equal(b, ""), a, pc.binary_join_element_wise(a, b, " "))
+    return pc.invert(pc.fill_null(pc.equal(table.column("ctx"), joined), False))
+
+
 PRESET = Preset(
     name="hellaswag",
+    stale=stale,
     features={"hellaswag": FEATURES},
     follow=follow,
     description="HellaSwag sentence stems (Rowan/hellaswag)",

@@ -26,6 +26,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Unpack, cast
 
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.convert.mapping import MultipleChoiceMapping, OnError
 from sdvm_hf.convert.preset import Bundled, Preset, Publication
@@ -118,8 +121,20 @@ def follow(row: dict[str, Any], sample: MultipleChoiceSample) -> str | None:
     return None
 
 
+def stale(table: pa.Table) -> pa.Array:
+    """MMLU-Pro's rows whose ``answer`` letter is not their ``answer_index``'s (a hand edit)."""
+    if "answer_index" not in table.column_names or "options" not in table.column_names:
+        return pa.nulls(table.num_rows, pa.bool_()).fill_null(False)
+    letters = pa.array(list("ABCDEFGHIJ"))
+    index = pc.fill_null(table.column("answer_index"), 0).combine_chunks()
+    index = pc.if_else(pc.less(index, len(letters)), index, 0)
+    want = letters.take(index)
+    return pc.invert(pc.fill_null(pc.equal(table.column("answer"), want), False))
+
+
 PRESET = Preset(
     name="mmlu",
+    stale=stale,
     features={"cais": CAIS_FEATURES},
     publications={  # each card's license: line; configurations as the upstream names them
         "mmlu_pro": Publication("TIGER-Lab/MMLU-Pro", "mit", config="default"),
