@@ -7,6 +7,7 @@ and the rejects beside them, summarise), :func:`inspect_file`, :func:`validate_f
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import os
 from collections.abc import Iterable
@@ -135,16 +136,23 @@ def convert_to_files(
         writer = SampleWriter(output, format)  # first, so an unwritable folder names the output
         rejected = AtomicFile(beside)
         with rejected:
-            with writer, rejected.path.open("w", encoding="utf-8") as lines:
+            digest = hashlib.sha256()  # the record keeps the rejects file's: export checks it
+            with writer, rejected.path.open("w", encoding="utf-8", newline="\n") as lines:
                 for table, rejects in samples.batches():
                     tally.add(table)
                     tally.add_rejects(rejects)
                     writer.write(table)
-                    write_rejects(rejects, lines)
+                    text = "".join(json_line(item) + "\n" for item in rejects.records())
+                    lines.write(text)
+                    digest.update(text.encode("utf-8"))
                 if tally.samples == 0 and tally.rejected:
                     writer.discard()
                 writer.record = converted_record(
-                    samples, tally.samples, tally.rejected, beside if tally.rejected else None
+                    samples,
+                    tally.samples,
+                    tally.rejected,
+                    beside if tally.rejected else None,
+                    digest.hexdigest() if tally.rejected else None,
                 )
             # the sample file is in place before the rejects file changes
             if not tally.rejected:

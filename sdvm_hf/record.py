@@ -178,7 +178,9 @@ class Record:
         if not isinstance(value, Mapping):
             raise RecordError(f"{where}: its {RECORD_KEY.decode()} metadata is not a JSON object")
         version = value.get("format", RECORD_FORMAT)
-        if not isinstance(version, int) or version > RECORD_FORMAT:
+        if not isinstance(version, int) or isinstance(version, bool):
+            raise RecordError(f"{where}: its record's format is not a number: {version!r}")
+        if version > RECORD_FORMAT:
             raise RecordError(
                 f"{where}: its record is format {version!r}, newer than this sdvm_hf reads "
                 f"({RECORD_FORMAT}); upgrade sdvm_hf"
@@ -252,14 +254,28 @@ class Record:
 
     # -- the steps -------------------------------------------------------------------------
 
-    def converted(self, rows: int, rejected: int, rejects: str | os.PathLike[str] | None) -> Record:
-        """The record of a convert output: ``rows`` samples, ``rejected`` rows left out."""
+    def converted(
+        self,
+        rows: int,
+        rejected: int,
+        rejects: str | os.PathLike[str] | None,
+        sha256: str | None = None,
+    ) -> Record:
+        """The record of a convert output: ``rows`` samples, ``rejected`` rows left out.
+
+        ``sha256`` is the rejects file's, as written: an export trusts only that file.
+        """
         where = None if rejects is None else str(Path(rejects).resolve())
-        return replace(
-            self,
-            stages=(Stage("convert", rows),),
-            rejects={"path": where, "count": rejected},
-        )
+        kept: dict[str, Any] = {"path": where, "count": rejected}
+        if sha256 is not None:
+            kept["sha256"] = sha256
+        return replace(self, stages=(Stage("convert", rows),), rejects=kept)
+
+    @property
+    def rejects_sha256(self) -> str | None:
+        """The SHA-256 of the rejects file the conversion wrote, where the record keeps it."""
+        value = (self.rejects or {}).get("sha256")
+        return value if isinstance(value, str) else None
 
     def shuffled(self, seed: int) -> Record:
         """The record of these samples with their choices shuffled by ``seed``."""

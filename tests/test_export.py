@@ -902,6 +902,10 @@ def test_an_original_made_again_since_the_stages_is_refused_never_published(
             export(tmp_path / "r.parquet", tmp_path / "out", **options)
     result = export(tmp_path / "r.parquet", tmp_path / "out")  # replace: the fixed rows as they are
     assert result.total.rows_in == len(samples)
+    assert result.notes and "the rows its stages changed are not known" in result.notes[0]
+    assert "Note: default/validation: the rows its stages changed" in (
+        (tmp_path / "out" / "README.md").read_text()
+    )
 
 
 def hand_edited(path: Path, row: int, column: str, value: Any) -> Path:
@@ -934,3 +938,32 @@ def test_rows_edited_by_hand_in_a_convert_output_go_through_the_follow_rule(
     export(pro, tmp_path / "p-out")
     row = exported_table(tmp_path / "p-out", "default", "test").to_pylist()[0]
     assert (row["answer_index"], row["answer"]) == (moved, "ABCDEFGHIJ"[moved])
+
+
+def test_a_rejects_file_edited_or_with_a_row_twice_is_refused_never_published(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["convert", "mmlu", "--data-files", str(PRO), "--split", "test", "--on-error", "skip"]
+    assert main([*argv, "-o", str(tmp_path / "pro.parquet")]) == 0
+    rejects = tmp_path / "pro.rejects.jsonl"
+    line = json.loads(rejects.read_text())
+    assert read_record(tmp_path / "pro.parquet").rejects_sha256  # type: ignore[union-attr]
+    rejects.write_text(
+        json.dumps({**line, "original": {**line["original"], "question": "EDITED"}}) + "\n"
+    )
+    with pytest.raises(
+        ExportError, match=r"pro\.rejects\.jsonl is not the rejects file the conversion"
+    ):
+        export(tmp_path / "pro.parquet", tmp_path / "out", policy="original")
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_card_of_a_mixed_export_names_every_source(tmp_path: Path) -> None:
+    write_parquet(
+        load("mmlu", split="test", data_files=PRO, on_error="skip"), tmp_path / "p.parquet"
+    )
+    write_parquet(load("mmlu", "astronomy", "test", data_files=CAIS_TEST), tmp_path / "c.parquet")
+    export([tmp_path / "p.parquet", tmp_path / "c.parquet"], tmp_path / "out")
+    card = (tmp_path / "out" / "README.md").read_text()
+    assert "source_datasets:\n- TIGER-Lab/MMLU-Pro\n- cais/mmlu\n" in card
+    assert "license: mit\n" in card and "`mmlu_pro` and `cais` layout" in card

@@ -222,3 +222,18 @@ def test_the_lm_eval_readme_says_what_is_not_as_upstream(tmp_path: Path) -> None
     assert "- mmlu_astronomy_sdvm: fewshot_split 'dev' is null" in notes
     task = (tmp_path / "m-out/lm_eval/mmlu_astronomy_sdvm.yaml").read_text(encoding="utf-8")
     assert "fewshot_split: null" in task and "about astronomy" in task
+
+
+def test_a_slice_of_a_split_gets_no_clean_task_and_says_why(tmp_path: Path) -> None:
+    from sdvm_hf import export, load, write_parquet
+
+    whole, part = tmp_path / "whole.parquet", tmp_path / "part.parquet"
+    write_parquet(load("hellaswag", split="validation", bundled=True), whole)
+    write_parquet(load("hellaswag", split="validation[10:50]", bundled=True), part)
+    export(whole, tmp_path / "w", policy="drop")
+    export(part, tmp_path / "p", policy="drop")
+    assert (tmp_path / "w" / "lm_eval" / "hellaswag_clean.yaml").is_file()
+    assert not (tmp_path / "p" / "lm_eval" / "hellaswag_clean.yaml").exists()
+    assert (
+        "would not compare like for like" in (tmp_path / "p" / "lm_eval" / "README.md").read_text()
+    )

@@ -93,4 +93,6 @@ def _export(args: argparse.Namespace) -> int:
         )
         if done.not_written:
             print(f"not written, no row being left: {', '.join(done.not_written)}")
+        for note in done.notes:
+            print(f"note: {note}")
     return 0

@@ -168,9 +168,11 @@ def _write(
         checks_seen: set[str] = set()
         with (staging / ROW_RECORD).open("wb") as lines:
             for part in parts:
-                table, tally, values, seen = export_part(
+                table, tally, values, seen, note = export_part(
                     part, chosen, checks, annotate, lines, method
                 )
+                if note:
+                    result.notes.append(note)
                 checks_seen |= seen
                 result.splits[part.name] = tally
                 result.total.merge(tally)

@@ -111,12 +111,16 @@ def card(parts: list[Part], written: list[tuple[str, str, pa.Table, int]], resul
     for config, split, table, size in written:
         configs.setdefault(config, []).append((split, table, size))
     first = parts[0]
-    published = None if first.preset is None else first.preset.publication(first.layout)
-    hub = None if published is None else published.hub
+    # every input's own source and licence (MMLU-Pro's beside cais/mmlu's in one export)
+    published = [p.preset.publication(p.layout) for p in parts if p.preset is not None]
+    hubs = list(dict.fromkeys(p.hub for p in published))
+    licences = list(dict.fromkeys(p.licence for p in published))
+    layouts = list(dict.fromkeys(f"`{p.layout}`" for p in parts))
+    hub = ", ".join(hubs) or None
     data = DatasetCardData(
-        license=published.licence if published else "unknown",
+        license=licences[0] if len(licences) == 1 else ("other" if licences else "unknown"),
         tags=["sdvm_hf"],
-        source_datasets=[hub] if hub else None,
+        source_datasets=hubs or None,
     )
     MetadataConfigs(
         {
@@ -156,7 +160,7 @@ def card(parts: list[Part], written: list[tuple[str, str, pa.Table, int]], resul
     body = [
         f"# {name}, exported by sdvm_hf",
         "",
-        f"The `{first.layout}` layout of {hub or name}, written back by sdvm_hf "
+        f"The {' and '.join(layouts)} layout of {hub or name}, written back by sdvm_hf "
         f"{version('sdvm-hf')} with the `{result.policy}` policy after the stages "
         f"{', '.join(stages) or 'convert'}. The licence is the source dataset's.",
         "",
@@ -171,6 +175,7 @@ def card(parts: list[Part], written: list[tuple[str, str, pa.Table, int]], resul
             if result.not_written
             else []
         ),
+        *(["", *(f"Note: {note}." for note in result.notes)] if result.notes else []),
         "",
         "## Provenance",
         "",

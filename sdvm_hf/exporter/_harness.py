@@ -27,6 +27,7 @@ import pyarrow.parquet as pq
 from sdvm_hf.exporter._inspect import write_inspect
 from sdvm_hf.exporter._rejected import first_row, rejected_rows
 from sdvm_hf.exporter._types import ROW_RECORD, Exported, ExportError, Part
+from sdvm_hf.sources import parse_split
 
 __all__ = ["HARNESS", "TASKS", "Harness", "upstream_tasks", "write_harness", "write_lm_eval"]
 
@@ -266,6 +267,12 @@ def _exclude(
         first = first_row(part)
     except ExportError as error:
         return str(error)
+    split = part.record.split if part.record is not None else None
+    if split is not None and parse_split(split).sliced:  # like for like: the whole split only
+        return (
+            f"{part.path.name} holds a slice of its split ({split!r}), and the upstream task "
+            "runs on the whole split: the two would not compare like for like"
+        )
     if len(rejected.positions) != len(rejected.rows):
         return (
             f"{part.path.name}: its conversion rejected {len(rejected.rows):,} rows and kept no "

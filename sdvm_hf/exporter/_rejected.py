@@ -8,7 +8,9 @@ changed), in its place among the others; ``drop`` leaves it out. Either way it i
 
 from __future__ import annotations
 
+import itertools
 import json
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import pyarrow as pa
@@ -46,6 +48,13 @@ def rejected_rows(part: Part) -> Rejected:
             f"{part.path}: its conversion rejected {count:,} source rows, and their file "
             f"{path} is gone, so they cannot be accounted for; convert again, or restore it"
         )
+    sha256 = record.rejects_sha256
+    if sha256 is not None and _sha256(path) != sha256:
+        raise ExportError(
+            f"{path} is not the rejects file the conversion of {part.path} wrote (its SHA-256 "
+            "differs: edited or made again since), so its rows cannot be published as the "
+            "source's; convert again"
+        )
     found: list[tuple[int, dict[str, Any]]] = []
     with path.open(encoding="utf-8") as lines:
         for number, line in enumerate(lines, 1):
@@ -61,9 +70,22 @@ def rejected_rows(part: Part) -> Rejected:
             f"{path} holds {len(found):,} rejected rows, the record of {part.path} {count:,}"
         )
     found.sort(key=lambda pair: pair[0])
+    twice = next((a for (a, _), (b, _) in itertools.pairwise(found) if a == b), None)
+    if twice is not None:
+        raise ExportError(f"{path} names row {twice} twice: not a conversion's rejects file")
     first = first_row(part)
     positions = [row - first for row, _ in found]
     return Rejected(positions, [row for _, row in found], part.layout == record.layout)
+
+
+def _sha256(path: Path) -> str:
+    import hashlib  # here: only an export with rejected rows reads one
+
+    digest = hashlib.sha256()
+    with path.open("rb") as file:
+        for block in iter(lambda: file.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def first_row(part: Part) -> int:

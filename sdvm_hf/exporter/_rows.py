@@ -79,6 +79,8 @@ class PartExport(NamedTuple):
     """The configurations its rows also go to (:func:`config_values`, before any drop)."""
     checks: set[str]
     """Every check its verdicts hold (``drop_if`` names one of all the inputs' checks)."""
+    note: str = ""
+    """What the counts cannot say (the rows the stages changed, when their start is gone)."""
 
 
 def export_part(
@@ -96,7 +98,7 @@ def export_part(
     input row goes to ``lines`` (the record beside the data, UTF-8).
     """
     current = read_samples(part.path)
-    own, originals = _originals(part, current, policy, annotate)
+    own, originals, note = _originals(part, current, policy, annotate)
     count = len(current)
     schema = layout_schema(part)
     labels = class_labels(part)
@@ -181,7 +183,7 @@ def export_part(
             values = config_values(part, table)
         else:
             tally.unpublished = tally.rejected
-    return PartExport(table, tally, values, seen_checks)
+    return PartExport(table, tally, values, seen_checks, note)
 
 
 def _encode(
@@ -249,26 +251,35 @@ def _annotated(
 
 def _originals(
     part: Part, current: SampleSequence, policy: Policy, annotate: bool
-) -> tuple[bool, SampleSequence | None]:
+) -> tuple[bool, SampleSequence | None, str]:
     """Whether the file is its own original (a convert output); else its original rows.
 
-    The original rows are those before the stages, or ``None`` when they are not found.
+    The original rows are those before the stages, or ``None`` when they are not found; then
+    a note says the counts cannot tell the changed rows (a file with stages).
     """
     original_path = None if part.record is None else part.record.convert_output(part.path)
     if original_path is not None and original_path.resolve() == part.path.resolve():
-        return True, None
+        return True, None, ""
+    staged = part.record is not None and len(part.record.stages) > 1
+    unknown = (
+        f"{part.name}: the rows its stages changed are not known (the convert output they "
+        "started from is gone or was made again): its rows are published as the file holds "
+        "them, all counted as kept"
+        if staged
+        else ""
+    )
     if original_path is None:
         if policy.publishes_original or annotate:
             raise ExportError(
                 f"{part.path}: the original rows are not found (its record names no convert "
                 "output that still exists), so the original policy and --annotate cannot run"
             )
-        return False, None
+        return False, None, unknown
     originals = read_samples(original_path)
     read = part.record.stages[1].input_hash if part.record and len(part.record.stages) > 1 else None
     if read is not None and content_hash(originals.table) != read:
         if not (policy.publishes_original or annotate):
-            return False, None  # not published nor compared: the fixed rows go out as they are
+            return False, None, unknown  # neither published nor compared: said, not hidden
         raise ExportError(
             f"{original_path} is not the file the stages of {part.path} started from (its "
             "content hash differs from what the first stage read: it was made again or "
@@ -280,7 +291,7 @@ def _originals(
             f"{part.path} has {len(current)} rows, its original {original_path} "
             f"{len(originals)}: a stage must keep every row"
         )
-    return False, originals
+    return False, originals, ""
 
 
 def _unchanged(current: SampleSequence, originals: SampleSequence) -> np.ndarray:

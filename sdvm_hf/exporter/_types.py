@@ -130,6 +130,9 @@ class Exported:
     splits: dict[str, Counts] = field(default_factory=dict)
     """The counts per ``config/split`` of the input files."""
     not_written: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    """What the counts cannot say, one line a split (the command prints them, the card has
+    them)."""
     """Each ``config/split`` left with no row (every row dropped, or an empty input): not
     written, because ``datasets.load_dataset`` cannot read a split of no rows."""
 
@@ -142,6 +145,7 @@ class Exported:
             "splits": {name: tally.as_dict() for name, tally in self.splits.items()},
             "configs": self.configs,
             "not_written": self.not_written,
+            "notes": self.notes,
         }
 
 

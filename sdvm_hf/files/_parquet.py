@@ -83,11 +83,15 @@ def converted_record(
     rows: int,
     rejected: int,
     rejects: str | os.PathLike[str] | None = None,
+    sha256: str | None = None,
 ) -> Record | None:
-    """The record of a file of ``rows`` converted samples, where the loader knew their origin."""
+    """The record of a file of ``rows`` converted samples, where the loader knew their origin.
+
+    ``rejects`` and ``sha256``: the file the rejected rows were written to, and its SHA-256.
+    """
     if samples.provenance is None:
         return None
-    return samples.provenance().converted(rows, rejected, rejects)
+    return samples.provenance().converted(rows, rejected, rejects, sha256)
 
 
 def read_parquet(
