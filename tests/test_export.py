@@ -525,7 +525,7 @@ def test_an_existing_folder_is_refused_unless_an_earlier_export_with_overwrite(
         export(tmp_path / "h.parquet", tmp_path / "mine", overwrite=True)
     assert (tmp_path / "mine" / "notes.txt").read_text() == "keep me"
     export(tmp_path / "h.parquet", tmp_path / "out")
-    with pytest.raises(ExportError, match=r"holds an earlier export; pass overwrite"):
+    with pytest.raises(ExportError, match=r"holds an earlier export; replace it with --overwrite"):
         export(tmp_path / "h.parquet", tmp_path / "out")
     export(tmp_path / "h.parquet", tmp_path / "out", policy="original", overwrite=True)
     manifest = json.loads((tmp_path / "out" / "sdvm_hf-export.json").read_text())
@@ -669,7 +669,9 @@ def test_the_table_form_of_the_inverse_half_gives_what_the_row_form_gives(
     assert by_table.to_pylist() == typed.to_pylist()
 
 
-@pytest.mark.parametrize("value", ["../escaped", "/tmp/abs", "README.md", "a b", ".hidden"])
+@pytest.mark.parametrize(
+    "value", ["../escaped", "/tmp/abs", "README.md", "a b", ".hidden", "x" * 201]
+)
 def test_a_name_that_is_not_plain_never_becomes_a_path(tmp_path: Path, value: str) -> None:
     samples = load("hellaswag", split="validation[:3]", bundled=True)
     write_jsonl(samples, tmp_path / "s.jsonl")  # no record: the names come from the options

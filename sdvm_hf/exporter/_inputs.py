@@ -35,7 +35,9 @@ def check_folder(folder: Path, inputs: list[Path], overwrite: bool) -> None:
                 f"{folder} exists and is not an earlier export (no {MANIFEST}); name a new folder"
             )
         if not overwrite:
-            raise ExportError(f"{folder} holds an earlier export; pass overwrite to replace it")
+            raise ExportError(
+                f"{folder} holds an earlier export; replace it with --overwrite (overwrite=True)"
+            )
 
 
 def read_part(path: Path, given: dict[str, str | None], count: int) -> Part:

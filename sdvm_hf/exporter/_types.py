@@ -47,11 +47,17 @@ def check_name(kind: str, value: str, where: object) -> str:
     >>> check_name("configuration", "ARC-Easy", "a.parquet")
     'ARC-Easy'
     """
-    if not isinstance(value, str) or not PLAIN_NAME.fullmatch(value) or value in RESERVED:
+    too_long = isinstance(value, str) and len(value.encode()) > 200  # a file name's limit: 255
+    if (
+        not isinstance(value, str)
+        or not PLAIN_NAME.fullmatch(value)
+        or value in RESERVED
+        or too_long
+    ):
         raise ExportError(
             f"{where}: the {kind} {value!r} cannot name a folder of the export (letters, "
-            "digits, '_', '-' and '.' only, not '.' first, and not one of the export's own "
-            f"files: {', '.join(sorted(RESERVED))})"
+            "digits, '_', '-' and '.' only, not '.' first, at most 200 bytes, and not one of "
+            f"the export's own files: {', '.join(sorted(RESERVED))})"
         )
     return value
 
