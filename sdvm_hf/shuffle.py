@@ -23,7 +23,9 @@ from functools import partial
 from typing import overload
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
+from sdvm_hf._wire import LETTERS
 from sdvm_hf.arrow.rejects import Rejects
 from sdvm_hf.arrow.sequence import SampleSequence, samples_to_table
 from sdvm_hf.record import Record
@@ -80,6 +82,7 @@ def shuffle_table(table: pa.Table, seed: int) -> tuple[pa.Table, int]:
     The same ``seed`` gives the same table. A row shuffled before is shuffled again from its
     current order, and its recorded order still leads back to the first.
     """
+    mirrors = _letter_mirrors(table)
     contexts = table.column("context").to_pylist()
     all_choices = table.column("choices").to_pylist()
     answers = table.column("answer_index").to_pylist()
@@ -110,7 +113,54 @@ def shuffle_table(table: pa.Table, seed: int) -> tuple[pa.Table, int]:
         schema.field("answer_index"),
         pa.array(new_answers, schema.field("answer_index").type),
     )
-    return _with_orders(table, orders), kept
+    return _with_letters(_with_orders(table, orders), mirrors, new_answers), kept
+
+
+_ANSWER_NAMES = frozenset({"answer", "answerKey", "answer_key", "target", "label", "Answer"})
+"""The ``extra`` keys that may spell the answer again as a letter (MMLU-Pro's ``answer``)."""
+
+
+def _letter_mirrors(table: pa.Table) -> list[str]:
+    """The ``extra`` fields that spell every row's answer as its letter (MMLU-Pro's ``answer``).
+
+    They follow the answer when the choices move, so the samples sent to the service never
+    say one answer in ``answer_index`` and another in a letter.
+    """
+    kind = table.schema.field("extra").type
+    if not pa.types.is_struct(kind) or table.num_rows == 0:
+        return []
+    extra = table.column("extra").combine_chunks()
+    if not isinstance(extra, pa.StructArray):
+        return []
+    letters = pa.array(list(LETTERS))
+    index = pc.fill_null(table.column("answer_index"), 0).combine_chunks()
+    index = pc.if_else(pc.less(index, len(LETTERS)), index, 0)
+    want = letters.take(index)
+    found = []
+    for number, field in enumerate(kind):
+        if field.name not in _ANSWER_NAMES or not pa.types.is_string(field.type):
+            continue
+        same = pc.equal(extra.field(number), want)
+        if same.null_count == 0 and pc.all(same).as_py():
+            found.append(field.name)
+    return found
+
+
+def _with_letters(table: pa.Table, mirrors: list[str], answers: list[int]) -> pa.Table:
+    """``table`` with each mirror field of ``extra`` the letter of the moved answer."""
+    if not mirrors:
+        return table
+    extra = table.column("extra").combine_chunks()
+    fields = list(table.schema.field("extra").type)
+    children = extra.flatten()
+    letters = pa.array([LETTERS[i] if 0 <= i < len(LETTERS) else None for i in answers])
+    for name in mirrors:
+        at = [f.name for f in fields].index(name)
+        children[at] = letters.cast(fields[at].type)
+    mask = extra.is_null() if extra.null_count else None
+    struct = pa.StructArray.from_arrays(children, fields=fields, mask=mask)
+    index = table.schema.get_field_index("extra")
+    return table.set_column(index, pa.field("extra", struct.type), struct)
 
 
 def _orders(table: pa.Table) -> list[list[int] | None]:

@@ -155,3 +155,17 @@ def test_convert_shuffles_with_a_seed(tmp_path: Path, capsys: pytest.CaptureFixt
     again = tmp_path / "again.parquet"
     assert main([*args[:4], str(again), *args[5:]]) == 0
     assert read_samples(again).table.equals(read_samples(shuffled).table)
+
+
+def test_a_letter_that_spells_the_answer_in_extra_follows_it_when_the_choices_move() -> None:
+    from pathlib import Path
+
+    from sdvm_hf import load, shuffle_choices
+
+    pro = Path(__file__).parent / "fixtures" / "mmlu" / "mmlu_pro.parquet"
+    samples = load("mmlu", split="test", data_files=pro, on_error="skip")
+    assert all(s.extra["answer"] == "ABCDEFGHIJ"[s.answer_index] for s in samples)
+    shuffled = shuffle_choices(samples, 3)
+    moved = [s for s, t in zip(samples, shuffled, strict=True) if s.answer_index != t.answer_index]
+    assert moved  # the answer moved in some rows, and its letter with it in every row
+    assert all(s.extra["answer"] == "ABCDEFGHIJ"[s.answer_index] for s in shuffled)
