@@ -79,8 +79,8 @@ def _feed(column: _Column, path: str, array: pa.Array) -> None:
     elif _width(kind) and array.buffers()[1] is not None:  # fixed width
         width = _width(kind)
         raw = np.frombuffer(array.buffers()[1], dtype=np.uint8)
-        raw = raw[array.offset * width : (array.offset + len(array)) * width].reshape(-1, width)
-        column.feed(path + "/values", (raw * valid[:, None]).tobytes())
+        rows = raw[array.offset * width : (array.offset + len(array)) * width].reshape(-1, width)
+        column.feed(path + "/values", (rows * valid[:, None]).tobytes())
     else:  # a type without a plain buffer of values (a union): its values as JSON
         column.feed(path + "/values", json.dumps(array.to_pylist(), default=repr).encode())
 
