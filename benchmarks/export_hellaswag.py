@@ -17,8 +17,8 @@ import argparse
 import tempfile
 from pathlib import Path
 
-import pyarrow as pa
 import pyarrow.parquet as pq
+from _data import REALDATA, replicated
 from _timing import medians, report
 
 from sdvm_hf import export, load, write_parquet
@@ -27,17 +27,17 @@ from sdvm_hf import export, load, write_parquet
 def main() -> None:
     """Measure each size and print the ratios."""
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--realdata", type=Path, default=Path("/work/shared/realdata"))
+    parser.add_argument("--realdata", type=Path, default=REALDATA)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--sizes", type=int, nargs="+", default=[100_000, 1_000_000])
     args = parser.parse_args()
-    table = pq.read_table(args.realdata / "hellaswag" / "hub_validation.parquet")
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         for rows in args.sizes:
             source = folder / "source.parquet"
-            copies = -(-rows // table.num_rows)
-            pq.write_table(pa.concat_tables([table] * copies).slice(0, rows), source)
+            pq.write_table(
+                replicated(args.realdata, "hellaswag/hub_validation.parquet", rows), source
+            )
             samples = folder / "samples.parquet"
             write_parquet(load("hellaswag", data_files=str(source)), samples)
 

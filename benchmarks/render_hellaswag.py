@@ -28,8 +28,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-import pyarrow as pa
 import pyarrow.parquet as pq
+from _data import REALDATA, replicated
 
 from sdvm_hf import stream, write_parquet
 
@@ -69,17 +69,16 @@ def run(path: Path, how: str, out: Path) -> dict[str, float]:
 def main() -> None:
     """Measure each size and print the ratios."""
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--realdata", type=Path, default=Path("/work/shared/realdata"))
+    parser.add_argument("--realdata", type=Path, default=REALDATA)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--sizes", type=int, nargs="+", default=[100_000, 1_000_000])
     args = parser.parse_args()
-    table = pq.read_table(args.realdata / "hellaswag" / "hub_validation.parquet")
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         for rows in args.sizes:
             source = folder / "source.parquet"
             pq.write_table(
-                pa.concat_tables([table] * -(-rows // table.num_rows)).slice(0, rows), source
+                replicated(args.realdata, "hellaswag/hub_validation.parquet", rows), source
             )
             samples = folder / "samples.parquet"
             write_parquet(stream("hellaswag", data_files=str(source)), samples)
