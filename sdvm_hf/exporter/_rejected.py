@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import itertools
 import json
-from pathlib import Path
 from typing import Any, NamedTuple
 
 import pyarrow as pa
 
 from sdvm_hf.exporter._types import ExportError, Part
+from sdvm_hf.record import file_entry
 from sdvm_hf.sources import parse_split
 
 __all__ = ["Rejected", "first_row", "rejected_rows", "with_rejected"]
@@ -49,7 +49,7 @@ def rejected_rows(part: Part) -> Rejected:
             f"{path} is gone, so they cannot be accounted for; convert again, or restore it"
         )
     sha256 = record.rejects_sha256
-    if sha256 is not None and _sha256(path) != sha256:
+    if sha256 is not None and file_entry(path)["sha256"] != sha256:
         raise ExportError(
             f"{path} is not the rejects file the conversion of {part.path} wrote (its SHA-256 "
             "differs: edited or made again since), so its rows cannot be published as the "
@@ -76,16 +76,6 @@ def rejected_rows(part: Part) -> Rejected:
     first = first_row(part)
     positions = [row - first for row, _ in found]
     return Rejected(positions, [row for _, row in found], part.layout == record.layout)
-
-
-def _sha256(path: Path) -> str:
-    import hashlib  # here: only an export with rejected rows reads one
-
-    digest = hashlib.sha256()
-    with path.open("rb") as file:
-        for block in iter(lambda: file.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def first_row(part: Part) -> int:
