@@ -150,17 +150,9 @@ def _with_letters(table: pa.Table, mirrors: list[str], answers: list[int]) -> pa
     """``table`` with each mirror field of ``extra`` the letter of the moved answer."""
     if not mirrors:
         return table
-    extra = table.column("extra").combine_chunks()
-    fields = list(table.schema.field("extra").type)
-    children = extra.flatten()
     letters = pa.array([LETTERS[i] if 0 <= i < len(LETTERS) else None for i in answers])
-    for name in mirrors:
-        at = [f.name for f in fields].index(name)
-        children[at] = letters.cast(fields[at].type)
-    mask = extra.is_null() if extra.null_count else None
-    struct = pa.StructArray.from_arrays(children, fields=fields, mask=mask)
-    index = table.schema.get_field_index("extra")
-    return table.set_column(index, pa.field("extra", struct.type), struct)
+    kind = table.schema.field("extra").type
+    return _with_fields(table, {name: letters.cast(kind.field(name).type) for name in mirrors})
 
 
 def _orders(table: pa.Table) -> list[list[int] | None]:
@@ -175,27 +167,34 @@ def _orders(table: pa.Table) -> list[list[int] | None]:
 
 def _with_orders(table: pa.Table, orders: list[list[int] | None]) -> pa.Table:
     column = table.column("extra")
-    index = table.schema.get_field_index("extra")
     if not pa.types.is_struct(column.type):
         texts = [
             json.dumps({**json.loads(text), ORDER_KEY: order}, ensure_ascii=False)
             for text, order in zip(column.to_pylist(), orders, strict=True)
         ]
+        index = table.schema.get_field_index("extra")
         return table.set_column(index, table.schema.field("extra"), pa.array(texts, column.type))
+    return _with_fields(table, {ORDER_KEY: pa.array(orders, pa.list_(pa.int64()))})
+
+
+def _with_fields(table: pa.Table, values: dict[str, pa.Array]) -> pa.Table:
+    """``table`` whose struct ``extra`` has these fields set (replaced, or added at its end)."""
+    column = table.column("extra")
     extra = column.combine_chunks()
     if not isinstance(extra, pa.StructArray):  # an empty table combines to a plain array
         extra = pa.array(extra.to_pylist(), column.type)
     children = extra.flatten()
     fields = list(column.type)
-    value = pa.array(orders, pa.list_(pa.int64()))
-    at = column.type.get_field_index(ORDER_KEY)
-    if at >= 0:
-        children[at], fields[at] = value, pa.field(ORDER_KEY, value.type)
-    else:
-        children.append(value)
-        fields.append(pa.field(ORDER_KEY, value.type))
+    for name, value in values.items():
+        at = column.type.get_field_index(name)
+        if at >= 0:
+            children[at], fields[at] = value, pa.field(name, value.type)
+        else:
+            children.append(value)
+            fields.append(pa.field(name, value.type))
     mask = extra.is_null() if extra.null_count else None
     struct = pa.StructArray.from_arrays(children, fields=fields, mask=mask)
+    index = table.schema.get_field_index("extra")
     return table.set_column(index, pa.field("extra", struct.type), struct)
 
 
