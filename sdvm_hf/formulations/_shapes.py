@@ -5,12 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
+from sdvm_hf._wire import LETTERS
 from sdvm_hf.formulations._request import RenderError
 
 __all__ = ["LETTERS", "Build", "Rendered", "Row", "cloze", "lettered", "mc_query", "with_id"]
 
-LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-"""The choice letters of the ``mc`` formulation: at most 26 choices."""
 
 Row = Mapping[str, Any]
 

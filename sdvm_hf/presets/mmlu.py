@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Unpack, cast
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from sdvm_hf._wire import LETTERS
 from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.convert.mapping import MultipleChoiceMapping, OnError
 from sdvm_hf.convert.preset import Bundled, Preset, Publication
@@ -117,7 +118,7 @@ CAIS_FEATURES = {
 def follow(row: dict[str, Any], sample: MultipleChoiceSample) -> str | None:
     """MMLU-Pro keeps the answer twice: ``answer`` (a letter) follows ``answer_index``."""
     if "answer_index" in row and "answer" in row and "options" in row:
-        row["answer"] = "ABCDEFGHIJ"[row["answer_index"]]
+        row["answer"] = LETTERS[row["answer_index"]]
     return None
 
 
@@ -125,7 +126,7 @@ def stale(table: pa.Table) -> pa.Array:
     """MMLU-Pro's rows whose ``answer`` letter is not their ``answer_index``'s (a hand edit)."""
     if "answer_index" not in table.column_names or "options" not in table.column_names:
         return pa.nulls(table.num_rows, pa.bool_()).fill_null(False)
-    letters = pa.array(list("ABCDEFGHIJ"))
+    letters = pa.array(list(LETTERS))
     index = pc.fill_null(table.column("answer_index"), 0).combine_chunks()
     index = pc.if_else(pc.less(index, len(letters)), index, 0)
     want = letters.take(index)
