@@ -108,6 +108,18 @@ class Preset:
     mapping gave back and the sample, it updates the row in place and returns ``None``, or
     returns why the fix cannot be expressed in the layout (the row then keeps its original)."""
 
+    def published_row(
+        self, mapping: MultipleChoiceMapping, sample: MultipleChoiceSample
+    ) -> tuple[dict[str, Any], str | None]:
+        """The row ``sample`` stands for in ``mapping``'s layout, its derived columns followed.
+
+        The inverse half (:meth:`~MultipleChoiceMapping.encode`), then :attr:`follow`; and why
+        the layout cannot express the sample, or ``None``. The export publishes this row and
+        the render renders it, so the two never disagree.
+        """
+        row = mapping.encode(sample)
+        return row, self.follow(row, sample) if self.follow is not None else None
+
     def publication(self, layout: str) -> Publication:
         """Where the rows of ``layout`` are published: its own entry, else the preset's Hub."""
         return self.publications.get(layout) or Publication(self.hub, self.licence)

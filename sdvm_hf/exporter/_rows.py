@@ -38,11 +38,12 @@ def _publish(
 ) -> tuple[dict[str, Any], str]:
     """The published row for ``sample``; and why a fix could not be expressed, or ``""``."""
     try:
-        published = part.mapping.encode(sample)
+        if part.preset is not None:
+            published, why = part.preset.published_row(part.mapping, sample)
+        else:
+            published, why = part.mapping.encode(sample), None
     except EncodeError as error:
         raise ExportError(f"{part.path} row {row}: {error}") from None
-    follow = part.preset.follow if part.preset is not None else None
-    why = follow(published, sample) if follow is not None else None
     return published, why or label_problem(labels, published)
 
 

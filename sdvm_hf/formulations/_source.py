@@ -64,17 +64,17 @@ class Source:
             for row in self.published:
                 yield dict(row), None
             return
-        follow = self.preset.follow if self.preset is not None else None
         for position, sample in enumerate(self.samples()):
             if self.mapping is None:
                 yield sample.to_dict(), sample
                 continue
-            try:
-                row = self.mapping.encode(sample)
+            try:  # a fix the layout cannot express leaves the row as export publishes it
+                if self.preset is not None:
+                    row, _ = self.preset.published_row(self.mapping, sample)
+                else:
+                    row = self.mapping.encode(sample)
             except ValueError as error:
                 raise RenderError(f"{self.name} row {position}: {error}") from None
-            if follow is not None:  # a fix the layout cannot express leaves the row as it was
-                follow(row, sample)  # published: rendered as export publishes it
             if self.columns:
                 ordered = {column: row[column] for column in self.columns if column in row}
                 row = {**ordered, **row} if len(ordered) < len(row) else ordered
