@@ -214,15 +214,14 @@ def _lm_eval_plan(source: Source, shots: int, seed: int, shot_source: Source | N
     column = NATIVE_ID.get(dataset)
 
     def build(row: Mapping[str, Any], position: int, config: str | None) -> Rendered:
+        task = str(module.lm_eval_task_name(dataset, config, row=row))
         shot_rows: Sequence[Mapping[str, Any]] = ()
         if shots:
-            task = str(module.lm_eval_task_name(dataset, config, row=row))
             rnd = draws.setdefault(task, random.Random(module.LM_EVAL_FEWSHOT_SEED))
             shot_rows = module.lm_eval_fewshot_rows(
                 dataset, config, pool, shots, exclude=row, rnd=rnd
             )
         pairs = [tuple(pair) for pair in module.lm_eval_requests(dataset, config, row, shot_rows)]
-        task = str(module.lm_eval_task_name(dataset, config, row=row))
         if any(continuation == "" for _, continuation in pairs):
             raise RenderError(
                 f"lm-eval's {task} generates its answer (generate_until): it makes no "
