@@ -61,14 +61,16 @@ def rejects_path(output: str | os.PathLike[str]) -> Path:
     return output.with_name(f"{stem}.rejects.jsonl")
 
 
-def write_rejects(rejects: Rejects, out: IO[str]) -> None:
+def write_rejects(rejects: Rejects, out: IO[str]) -> str:
     """Write rejects as strict JSON Lines: row, kind, column, expected, got, note, original row.
 
     What JSON cannot carry in an original row is written as text (see
     :func:`~sdvm_hf.arrow.rejects.json_line`): ``NaN`` and infinities as ``"NaN"``,
     ``"Infinity"``, ``"-Infinity"``.
     """
-    out.writelines(json_line(record) + "\n" for record in rejects.records())
+    text = "".join(json_line(record) + "\n" for record in rejects.records())
+    out.write(text)
+    return text  # what was written, for the record's hash of the file
 
 
 def read_rejects(path: str | os.PathLike[str]) -> Rejects:
@@ -142,9 +144,7 @@ def convert_to_files(
                     tally.add(table)
                     tally.add_rejects(rejects)
                     writer.write(table)
-                    text = "".join(json_line(item) + "\n" for item in rejects.records())
-                    lines.write(text)
-                    digest.update(text.encode("utf-8"))
+                    digest.update(write_rejects(rejects, lines).encode("utf-8"))
                 if tally.samples == 0 and tally.rejected:
                     writer.discard()
                 writer.record = converted_record(
