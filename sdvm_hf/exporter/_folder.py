@@ -233,6 +233,18 @@ def _ours(relative: str, earlier: set[str] | None) -> bool:
     return len(name.parts) == 2 and name.suffix == ".parquet" and "-of-" in name.name
 
 
+def _folders_of_ours(folder: Path, earlier: set[str] | None) -> set[str]:
+    """The folders that hold a file the earlier export wrote (the others are the user's)."""
+    if earlier is not None:
+        return {parent.as_posix() for name in earlier for parent in Path(name).parents} - {"."}
+    return {  # an export from before the list: data files one level down, told by name
+        entry.name
+        for entry in folder.iterdir()
+        if entry.is_dir()
+        and any(_ours(f"{entry.name}/{f.name}", None) for f in entry.iterdir() if f.is_file())
+    }
+
+
 def carry_over(folder: Path, staging: Path) -> list[str]:
     """Move what the earlier export at ``folder`` did not write into ``staging``.
 
@@ -240,21 +252,19 @@ def carry_over(folder: Path, staging: Path) -> list[str]:
     what was put beside it. A file of theirs at a path the new export writes is refused.
     """
     earlier = _earlier_files(folder)
+    holding = _folders_of_ours(folder, earlier)
     kept: list[str] = []
-    for path in sorted(folder.rglob("*")):
-        relative = path.relative_to(folder).as_posix()
-        if any(relative.startswith(k + "/") for k in kept):
-            continue  # inside a folder already carried over whole
-        if path.is_dir():
-            if path.name.startswith(".git") or not any(
-                _ours(p.relative_to(folder).as_posix(), earlier)
-                for p in path.rglob("*")
-                if p.is_file()
-            ):
+    for top, folders, files in os.walk(folder):  # top down, never into a folder kept whole
+        here = Path(top).relative_to(folder)
+        for name in sorted(folders):
+            relative = (here / name).as_posix()
+            if name.startswith(".git") or relative not in holding:
                 kept.append(relative)
-            continue
-        if path.name.startswith(".git") or not _ours(relative, earlier):
-            kept.append(relative)
+        folders[:] = sorted(n for n in folders if (here / n).as_posix() not in kept)
+        for name in sorted(files):
+            relative = (here / name).as_posix()
+            if name.startswith(".git") or not _ours(relative, earlier):
+                kept.append(relative)
     for relative in kept:
         target = staging / relative
         if target.exists():
