@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sdvm_hf import load
 from sdvm_hf.formulations import Template, render_requests
@@ -175,3 +177,14 @@ def test_an_output_that_is_a_file_and_a_mapping_without_a_template_are_named(
     mapping = MultipleChoiceMapping(dataset="mine", context="q", choices=("a", "b"), answer="label")
     with pytest.raises(RenderError, match=r"^mine: a mapping of one's own has no olmes-rc rule"):
         list(render_requests(load(mapping, data_files=str(source)), "olmes-rc"))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["[title]", "[", "]", ".", " ", "\n", "a", "B"])).map("".join))
+def test_hellaswag_cleaning_is_ai2_s_two_substitutions(text: str) -> None:
+    import re
+
+    from sdvm_hf.formulations.olmes import hellaswag_clean
+
+    reference = re.sub(r"\[.*?\]", "", re.sub(r"\.? \[title\]", ". ", text.strip()))
+    assert hellaswag_clean(text) == reference.replace("  ", " ")

@@ -54,26 +54,32 @@ class Plan:
 
     def render(self, row: Mapping[str, Any], position: int, source: Source) -> Rendered:
         """The document of ``row`` (at ``position``), the few-shot prefix before each context."""
-        where = f"{source.name} ({source.dataset or 'rows'} {source.split or ''}".rstrip() + ")"
         try:
             rendered = self.build(row, position, source.config)
-        except RenderError as error:
-            raise RenderError(f"{where}: {error}") from None
-        except KeyError as error:
-            raise RenderError(
-                f"{where} row {position}: no column {error} (the {source.dataset} "
-                f"{self.formulation} rule reads it); columns: {', '.join(row)}"
-            ) from None
-        except (TypeError, ValueError) as error:
-            raise RenderError(
-                f"{where} row {position}: the {source.dataset} {self.formulation} rule cannot "
-                f"read this row ({type(error).__name__}: {error}); columns: {', '.join(row)}"
-            ) from None
+        except (RenderError, KeyError, TypeError, ValueError) as error:
+            raise self._error(error, row, position, source) from None
         prefix = self.prefix(row)
         if prefix:
             pairs = [(prefix + context, continuation) for context, continuation in rendered.pairs]
             rendered = rendered._replace(pairs=pairs)
         return rendered
+
+    def _error(
+        self, error: Exception, row: Mapping[str, Any], position: int, source: Source
+    ) -> RenderError:
+        """What a rule's error says of the row, with where it is."""
+        where = f"{source.name} ({source.dataset or 'rows'} {source.split or ''}".rstrip() + ")"
+        if isinstance(error, RenderError):
+            return RenderError(f"{where}: {error}")
+        if isinstance(error, KeyError):
+            return RenderError(
+                f"{where} row {position}: no column {error} (the {source.dataset} "
+                f"{self.formulation} rule reads it); columns: {', '.join(row)}"
+            )
+        return RenderError(
+            f"{where} row {position}: the {source.dataset} {self.formulation} rule cannot "
+            f"read this row ({type(error).__name__}: {error}); columns: {', '.join(row)}"
+        )
 
     def config_json(
         self, source: Source, *, shots: int, limit: int | None, seed: int, count: int
@@ -186,7 +192,7 @@ def _drawn(source: Source, shot_source: Source, build: Build, k: int, seed: int)
     picked = random.Random(seed).sample(range(count), k)
     wanted = {position: order for order, position in enumerate(picked)}
     texts: list[str] = [""] * k
-    for position, (row, _) in enumerate(shot_source.rows()):
+    for position, row in enumerate(shot_source.rows()):
         if position in wanted:
             rendered = build(row, position, shot_source.config)
             texts[wanted[position]] = "".join(rendered.pairs[rendered.label])
@@ -207,7 +213,7 @@ def _lm_eval_plan(source: Source, shots: int, seed: int, shot_source: Source | N
     if shots:
         if shot_source is None:
             raise RenderError(f"{dataset}: shots={shots} needs its training split (--shots-from)")
-        pool = [row for row, _ in shot_source.rows()]
+        pool = list(shot_source.rows())
     # lm-eval keeps one Random(1234) per task and draws each document's shots from it in
     # order: one per task here too (MMLU's 'all' renders many tasks)
     draws: dict[str, random.Random] = {}

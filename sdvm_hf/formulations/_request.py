@@ -25,9 +25,13 @@ class RenderError(InputError):
     """Samples that cannot be rendered as asked: the message names what and why."""
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Request:
-    """One (context, continuation) pair to score, with the document it belongs to."""
+    """One (context, continuation) pair to score, with the document it belongs to.
+
+    A plain record (slots, not frozen: rendering makes millions of them, and a frozen one
+    costs five times as much to make).
+    """
 
     doc: Mapping[str, Any]
     """The document as the dumps show it (the processed row: ``query``, ``choices``, ...)."""

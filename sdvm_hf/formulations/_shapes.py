@@ -57,5 +57,5 @@ def lettered(
 
 
 def with_id(rendered: Rendered, native_id: Any) -> Rendered:
-    """``rendered`` with the row's own id."""
-    return rendered._replace(native_id=native_id)
+    """``rendered`` with the row's own id (made anew: ``_replace`` costs a rendering 10%)."""
+    return Rendered(rendered.doc, rendered.pairs, rendered.label, native_id, rendered.task)

@@ -5,21 +5,30 @@ A sample file (Parquet with a record, or JSON Lines with ``dataset=``), a ``load
 samples, their count when it is known, and the dataset, configuration and split their record
 names. Each sample goes back to its published row exactly as ``export`` does it: the mapping's
 inverse half (``encode``), then the preset's ``follow`` rule, so a fixed context reaches the
-columns derived from it (HellaSwag's ``ctx_a`` / ``ctx_b``).
+columns derived from it (HellaSwag's ``ctx_a`` / ``ctx_b``). Samples held as Arrow tables go
+back a batch at a time through the table form of the inverse half (``published_table``); the
+rows it cannot give exactly as the row form would (a derived column to follow) go through
+the row form one by one, and rows are typed by the layout either way, as export types them.
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
+import numpy as np
+import pyarrow as pa
+
+from sdvm_hf.arrow import decode
 from sdvm_hf.arrow.sequence import SampleSequence
+from sdvm_hf.convert.inverse import published_table
 from sdvm_hf.convert.mapping import MultipleChoiceMapping
 from sdvm_hf.convert.preset import Preset
-from sdvm_hf.files import format_of, iter_jsonl, iter_parquet
+from sdvm_hf.files import format_of, iter_jsonl, iter_parquet, iter_parquet_tables
 from sdvm_hf.formulations._request import RenderError
 from sdvm_hf.presets.registry import PRESETS
 from sdvm_hf.record import Record, read_record
@@ -27,6 +36,9 @@ from sdvm_hf.samples import MultipleChoiceSample
 from sdvm_hf.sources.streaming import StreamingSamples
 
 __all__ = ["Samples", "Source", "open_source"]
+
+BATCH_ROWS = 16_384
+"""Rows given back through the table form at a time (their Python rows are held at once)."""
 
 Samples = (
     SampleSequence
@@ -57,16 +69,73 @@ class Source:
     columns: tuple[str, ...] = ()
     """The published columns in their order (the record's features or schema): a row rebuilt
     by ``encode`` is put back in it, as the dumps' documents show the source's rows."""
+    tables: Callable[[], Iterator[pa.Table]] | None = None
+    """The samples as sample tables, where they are held so (for the table form)."""
+    schema: pa.Schema | None = None
+    """The published layout's Arrow schema, where the record or the preset says it."""
 
-    def rows(self) -> Iterator[tuple[dict[str, Any], MultipleChoiceSample | None]]:
-        """Each sample's published row (``encode`` + ``follow``), with the sample."""
+    def rows(self) -> Iterator[dict[str, Any]]:
+        """Each sample's published row (``encode`` + ``follow``), in order."""
         if self.published is not None:
             for row in self.published:
-                yield dict(row), None
+                yield dict(row)
             return
-        for position, sample in enumerate(self.samples()):
+        if self.tables is not None and self._by_table():
+            first = 0
+            for table in self.tables():
+                for start in range(0, table.num_rows, BATCH_ROWS):
+                    yield from self._table_rows(table.slice(start, BATCH_ROWS), first + start)
+                first += table.num_rows
+            return
+        rows = self._sample_rows(self.samples(), 0)
+        while batch := list(itertools.islice(rows, BATCH_ROWS)):
+            yield from _typed(batch, self.schema)
+
+    def _by_table(self) -> bool:
+        """Whether the table form can stand for the row form.
+
+        It gives a kept answer back as it was kept (the row form only while it still says the
+        sample's answer), and follows nothing (a preset's ``stale`` check finds the rows to
+        follow). Social IQa and Winogrande keep their answer: the row form.
+        """
+        mapping, preset = self.mapping, self.preset
+        return (
+            mapping is not None
+            and mapping.answer not in mapping.keep
+            and (preset is None or preset.follow is None or preset.stale is not None)
+        )
+
+    def _table_rows(self, table: pa.Table, first: int) -> Iterator[dict[str, Any]]:
+        """The published rows of one sample table: the table form, the row form where needed."""
+        assert self.mapping is not None
+        published = published_table(self.mapping, table, self.schema)
+        if published is None:  # the row form says each row, or its error
+            yield from _typed(list(self._sample_rows(decode(table), first)), self.schema)
+            return
+        slow = np.zeros(len(published), dtype=bool)
+        if self.preset is not None and self.preset.stale is not None:
+            slow = self.preset.stale(published).to_numpy(zero_copy_only=False)
+        order = [c for c in self.columns if c in published.column_names]
+        order += [c for c in published.column_names if c not in order]
+        rows = published.select(order).to_pylist()
+        redo = np.flatnonzero(slow)
+        if len(redo):  # through the follow rule, as export publishes them
+            again = list(self._sample_rows(decode(table.take(redo)), first, redo.tolist()))
+            for position, row in zip(redo.tolist(), _typed(again, self.schema), strict=True):
+                rows[position] = row
+        yield from rows
+
+    def _sample_rows(
+        self,
+        samples: Iterator[MultipleChoiceSample],
+        first: int,
+        positions: list[int] | None = None,
+    ) -> Iterator[dict[str, Any]]:
+        """The row form: each sample through ``encode`` and the preset's ``follow`` rule."""
+        for number, sample in enumerate(samples):
+            position = first + (number if positions is None else positions[number])
             if self.mapping is None:
-                yield sample.to_dict(), sample
+                yield sample.to_dict()
                 continue
             try:  # a fix the layout cannot express leaves the row as export publishes it
                 if self.preset is not None:
@@ -78,7 +147,33 @@ class Source:
             if self.columns:
                 ordered = {column: row[column] for column in self.columns if column in row}
                 row = {**ordered, **row} if len(ordered) < len(row) else ordered
-            yield row, sample
+            yield row
+
+
+def _typed(rows: list[dict[str, Any]], schema: pa.Schema | None) -> list[dict[str, Any]]:
+    """Rows of the row form in the layout's types, as the table form gives them.
+
+    As export publishes them: an int where the layout has text (HellaSwag's label read from the
+    original JSON Lines) becomes its digits. A column that does not convert is left as it is.
+    """
+    if schema is None or not rows:
+        return rows
+    for field in schema:
+        if not all(field.name in row for row in rows):
+            continue
+        values = [row[field.name] for row in rows]
+        try:
+            typed = pa.array(values, field.type)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
+            if pa.types.is_string(field.type) or pa.types.is_large_string(field.type):
+                values = [str(v) if type(v) is int else v for v in values]
+            try:
+                typed = pa.array(values).cast(field.type)
+            except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+                continue
+        for row, value in zip(rows, typed.to_pylist(), strict=True):
+            row[field.name] = value
+    return rows
 
 
 def open_source(
@@ -99,6 +194,11 @@ def open_source(
 
             def count() -> int:
                 return int(pq.read_metadata(path).num_rows)
+
+            def tables() -> Iterator[pa.Table]:
+                return iter_parquet_tables(path)
+
+            return _source(str(path), iterate, count, record, dataset, config, split, tables)
         else:
 
             def iterate() -> Iterator[MultipleChoiceSample]:
@@ -121,6 +221,7 @@ def open_source(
             dataset,
             config,
             split,
+            sequence.tables,
         )
     if isinstance(samples, StreamingSamples):
         record = samples.provenance() if samples.provenance is not None else None
@@ -129,7 +230,10 @@ def open_source(
         def counted() -> int:
             return sum(table.num_rows for table in streamed.tables())
 
-        return _source("stream", lambda: iter(streamed), counted, record, dataset, config, split)
+        return _source(
+            "stream", lambda: iter(streamed), counted, record, dataset, config, split,
+            streamed.tables,
+        )  # fmt: skip
     if isinstance(samples, Sequence) and all(
         isinstance(sample, MultipleChoiceSample) for sample in samples
     ):
@@ -158,6 +262,7 @@ def _source(
     dataset: str | None,
     config: str | None,
     split: str | None,
+    tables: Callable[[], Iterator[pa.Table]] | None = None,
 ) -> Source:
     recorded = record or Record()
     for key, given in (("dataset", dataset), ("config", config), ("split", split)):
@@ -188,4 +293,13 @@ def _source(
         columns = tuple(features)
     elif schema is not None:
         columns = tuple(schema.names)
-    return Source(name, iterate, count, dataset, config, split, preset, mapping, columns=columns)
+    if features is None and schema is None and preset is not None and layout:
+        features = preset.features.get(layout)
+    if features is not None:
+        import datasets  # the layout's types, as export gives them (imported when asked for)
+
+        schema = datasets.Features.from_dict(dict(features)).arrow_schema
+    return Source(
+        name, iterate, count, dataset, config, split, preset, mapping,
+        columns=columns, tables=tables, schema=schema,
+    )  # fmt: skip

@@ -67,8 +67,10 @@ def hellaswag_clean(text: str) -> str:
     rows match the dumps this way, 9,265 queries and 7,144 endings lm-eval's way).
     """
     text = text.strip()
-    if "[" in text:  # most rows have no markup: no regular expression for them
-        text = _BRACKETS.sub("", _TITLE.sub(". ", text))
+    if "[" in text:  # a regular expression only for the markup there is
+        if "[title]" in text:
+            text = _TITLE.sub(". ", text)
+        text = _BRACKETS.sub("", text)
     return text.replace("  ", " ")
 
 

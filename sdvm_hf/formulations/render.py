@@ -12,15 +12,16 @@ position in the subsample), holding only the chosen documents.
 
 from __future__ import annotations
 
-import gzip
 import itertools
 import json
 import os
+import pickle
 import random
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from sdvm_hf._atomic import atomic_path
 from sdvm_hf.formulations._gzip import GzipLines, append_file
@@ -74,19 +75,62 @@ def render_requests(
     source, plan = _prepare(
         samples, formulation, dataset, config, split, shots, limit, seed, shot_samples, template
     )
-    with tempfile.TemporaryDirectory(prefix="sdvm_hf-render-") as folder:
-        spooled = Path(folder) / "unconditional.jsonl.gz"
-        with GzipLines(spooled) as spool:
-            for doc_id, rendered in _documents(source, plan, limit):
-                doc_json = json.dumps(rendered.doc)
-                for line, unconditional in _lines(plan, doc_id, rendered, doc_json):
-                    if unconditional:
-                        spool.write(line)
-                    else:
-                        yield Request.from_line(line)
-        with gzip.open(spooled, "rt", encoding="utf-8") as lines:
-            for line in lines:
-                yield Request.from_line(line)
+    with (
+        tempfile.TemporaryDirectory(prefix="sdvm_hf-render-") as folder,
+        _Spool(Path(folder) / "unconditional.pickles") as spool,
+    ):
+        for doc_id, rendered in _documents(source, plan, limit):
+            doc, task = rendered.doc, rendered.task or plan.task_name
+            native_id, label = rendered.native_id, rendered.label
+            for idx, (context, continuation) in enumerate(rendered.pairs):
+                yield Request(doc, context, continuation, idx, task, doc_id, native_id, label)
+            if plan.unconditional:
+                spool.add((doc, [c for _, c in rendered.pairs], task, doc_id, native_id, label))
+        for doc, continuations, task, doc_id, native_id, label in spool.read():
+            doc_id += UNCONDITIONAL_OFFSET
+            for idx, continuation in enumerate(continuations):
+                yield Request(doc, "Answer:", continuation, idx, task, doc_id, native_id, label)
+
+
+class _Spool:
+    """Items written to a file in pickled chunks, then read back in order.
+
+    What the unconditional requests need is held here until every conditional one is out, so
+    memory stays flat however many documents there are. Uncompressed: compressing them cost
+    more than rendering them.
+    """
+
+    CHUNK = 1024
+
+    def __init__(self, path: Path) -> None:
+        self._path = path
+        self._file = open(path, "wb")  # noqa: SIM115 (closed by __exit__ or read)
+        self._pending: list[Any] = []
+
+    def add(self, item: Any) -> None:
+        self._pending.append(item)
+        if len(self._pending) >= self.CHUNK:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self._pending:
+            data = pickle.dumps(self._pending, pickle.HIGHEST_PROTOCOL)
+            self._file.write(len(data).to_bytes(8, "little") + data)
+            self._pending = []
+
+    def read(self) -> Iterator[Any]:
+        """Every item added, in order (the file is closed for writing first)."""
+        self._flush()
+        self._file.close()
+        with open(self._path, "rb") as chunks:
+            while size := int.from_bytes(chunks.read(8), "little"):
+                yield from pickle.loads(chunks.read(size))  # our own file, just written
+
+    def __enter__(self) -> _Spool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._file.close()
 
 
 def write_requests(
@@ -191,7 +235,7 @@ def _documents(source: Source, plan: Plan, limit: int | None) -> Iterator[tuple[
     """
     chosen: dict[int, int] | None = None
     if limit is not None and plan.formulation == "lm-eval":
-        for position, (row, _) in enumerate(itertools.islice(source.rows(), limit)):
+        for position, row in enumerate(itertools.islice(source.rows(), limit)):
             yield position, plan.render(row, position, source)
         return
     if limit is not None:
@@ -200,11 +244,11 @@ def _documents(source: Source, plan: Plan, limit: int | None) -> Iterator[tuple[
             picked = random.Random(SUBSAMPLE_SEED).sample(range(count), limit)
             chosen = {position: doc_id for doc_id, position in enumerate(picked)}
     if chosen is None:
-        for position, (row, _) in enumerate(source.rows()):
+        for position, row in enumerate(source.rows()):
             yield position, plan.render(row, position, source)
         return
     held: dict[int, Rendered] = {}
-    for position, (row, _) in enumerate(source.rows()):
+    for position, row in enumerate(source.rows()):
         if position in chosen:
             held[chosen[position]] = plan.render(row, position, source)
     for doc_id in range(len(chosen)):
