@@ -109,7 +109,7 @@ class Groups:
             names = pa.array(names, pa.string())
         table = pa.table({"name": names, **counts})
         columns = [name for name in table.column_names if name != "name"]
-        part = table.group_by("name").aggregate([(c, "sum") for c in columns])
+        part = table.group_by("name", use_threads=False).aggregate([(c, "sum") for c in columns])
         part = part.rename_columns([name.removesuffix("_sum") for name in part.column_names])
         self._waiting.append(part)
         self._waiting_rows += part.num_rows
@@ -126,7 +126,7 @@ class Groups:
         table = pa.table(
             {"name": table.column("name"), **{c: pc.fill_null(table.column(c), 0) for c in columns}}
         )
-        merged = table.group_by("name").aggregate([(c, "sum") for c in columns])
+        merged = table.group_by("name", use_threads=False).aggregate([(c, "sum") for c in columns])
         self._merged = merged.rename_columns(
             [name.removesuffix("_sum") for name in merged.column_names]
         )

@@ -177,7 +177,7 @@ class Tally:
         self._styles.update(_value_counts(table.column("style")))
         lengths = pc.list_value_length(table.column("choices"))
         pairs = pa.table({"n": lengths, "answer": table.column("answer_index")})
-        grouped = pairs.group_by(["n", "answer"]).aggregate([([], "count_all")])
+        grouped = pairs.group_by(["n", "answer"], use_threads=False).aggregate([([], "count_all")])
         for n, answer, count in zip(
             grouped.column("n").to_pylist(),
             grouped.column("answer").to_pylist(),
