@@ -102,3 +102,16 @@ def test_a_big_chunk_is_sliced_without_a_copy() -> None:
     assert copied  # the fixed grid combined (copied) the slices that straddled two chunks
     for _, part in regrouped(table, 0, 16):
         assert part.column("ctx").chunk(0).buffers()[2].address in sources
+
+
+def test_row_groups_of_ten_thousand_rows_are_batches_of_their_own_not_copies() -> None:
+    """The Hub's HellaSwag layout (10,042-row groups) was combined into 65,536-row copies."""
+    from sdvm_hf.sources._convert import BATCH_ROWS, BIG_CHUNK
+
+    size = BIG_CHUNK + 10
+    table = _chunked(HELLASWAG, [size], -(-3 * size // HELLASWAG.num_rows)).slice(0, 3 * size)
+    assert table.column("ctx").num_chunks == 3
+    sources = {chunk.buffers()[2].address for chunk in table.column("ctx").chunks}
+    batches = list(regrouped(table, 0, BATCH_ROWS))
+    assert [part.num_rows for _, part in batches] == [BIG_CHUNK + 10] * 3
+    assert {part.column("ctx").chunk(0).buffers()[2].address for _, part in batches} == sources

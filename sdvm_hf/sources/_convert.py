@@ -28,6 +28,10 @@ MappingChoice = MultipleChoiceMapping | Callable[[Sequence[str]], MultipleChoice
 """A mapping, or a function that picks one from the source's column names."""
 
 BATCH_ROWS = 65_536
+
+BIG_CHUNK = 4_096
+"""A chunk of at least this many rows (or a quarter of a batch) is converted as it is, never
+copied: its per-batch cost is already small beside its rows. Smaller chunks are combined."""
 """Rows converted at a time when loading a split whole."""
 
 
@@ -133,15 +137,16 @@ def conversions(
 def regrouped(table: pa.Table, first_row: int, rows: int) -> Iterator[tuple[int, pa.Table]]:
     """``table`` in batches of at most ``rows`` rows, each one chunk, copied only when small.
 
-    A big chunk (a Parquet row group: a quarter of ``rows`` or more) is cut into zero-copy
-    slices that never cross its ends, so no batch straddles two chunks and none is copied.
-    Small chunks (``datasets`` stores 1,000 rows a chunk; a JSON block) are combined up to
-    ``rows``, so the conversion still runs on big batches.
+    A big chunk (a Parquet row group: :data:`BIG_CHUNK` rows or a quarter of ``rows``) is cut
+    into zero-copy slices that never cross its ends, so no batch straddles two chunks and none
+    is copied (the Hub's 10,042-row HellaSwag groups were copied whole into 65,536-row batches).
+    Small chunks (``datasets`` stores 1,000 rows a chunk) are combined up to ``rows``, so the
+    conversion still runs on big batches.
     """
     if not table.num_columns:
         yield from _sliced(table, first_row, rows)
         return
-    big = max(rows // 4, 1)
+    big = max(min(rows // 4, BIG_CHUNK), 1)
     pending: list[pa.RecordBatch] = []
     held = 0
     offset = first_row
