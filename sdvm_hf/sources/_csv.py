@@ -59,6 +59,11 @@ def _first_row(file: str) -> list[str]:
     return first
 
 
+EAGER_BLOCK = 4 << 20
+"""The eager read's blocks: 4 MiB, so each chunk holds more than the rows the conversion takes
+as they are (``BIG_CHUNK``): pyarrow's 1 MiB blocks of MMLU rows were combined into copies."""
+
+
 def _plan(file: str, layout: CsvLayout) -> _Plan:
     import pyarrow.csv as pacsv
 
@@ -79,7 +84,7 @@ def _with_file_columns(table: pa.Table, file: str, layout: CsvLayout, plan: _Pla
     if layout.file_columns is None or not plan.headerless:
         return table
     for name, value in layout.file_columns(file).items():
-        table = table.append_column(name, pa.nulls(table.num_rows, pa.string()).fill_null(value))
+        table = table.append_column(name, pa.repeat(pa.scalar(value, pa.string()), table.num_rows))
     return table
 
 
@@ -94,6 +99,7 @@ def read_csv(files: Sequence[str], layout: CsvLayout) -> pa.Table:
 
     for file in files:
         plan = _plan(file, layout)
+        plan.read.block_size = EAGER_BLOCK
         try:
             table = pacsv.read_csv(
                 file,
