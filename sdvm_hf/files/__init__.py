@@ -28,10 +28,11 @@ from sdvm_hf.files._parquet import (
     write_parquet,
     write_table,
 )
-from sdvm_hf.files._writer import ROW_GROUP_ROWS, SampleWriter
+from sdvm_hf.files._writer import ROW_GROUP_BYTES, ROW_GROUP_ROWS, SampleWriter
 
 __all__ = [
     "FORMATS",
+    "ROW_GROUP_BYTES",
     "ROW_GROUP_ROWS",
     "Format",
     "SampleWriter",
