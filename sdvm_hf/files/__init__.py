@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 
 from sdvm_hf.arrow.sequence import SampleBatches, SampleSequence
-from sdvm_hf.files._format import FORMATS, Format, format_of
+from sdvm_hf.files._format import FORMATS, Format, format_of, not_a_file
 from sdvm_hf.files._jsonl import iter_jsonl, jsonl_records, parse_json, read_jsonl, write_jsonl
 from sdvm_hf.files._parquet import (
     canonical_file,
@@ -43,6 +43,7 @@ __all__ = [
     "iter_parquet",
     "iter_parquet_tables",
     "jsonl_records",
+    "not_a_file",
     "parquet_batches",
     "parquet_files",
     "parse_json",
