@@ -70,6 +70,18 @@ def _argv(command: str, bad: Path, good: Path, out: Path) -> list[str]:
         "inspect": ["inspect", str(bad)],
         "render": ["render", str(bad), "-o", str(out / "render"), "--formulation", "olmes-rc"],
         "validate": ["validate", str(bad)],
+        "report --original": [
+            "report",
+            str(good),
+            "-o",
+            str(out / "r.html"),
+            "--original",
+            str(bad),
+        ],
+        "render --shots-from": [
+            *("render", str(good), "-o", str(out / "render"), "--formulation", "olmes-rc"),
+            *("--shots", "2", "--shots-from", str(bad)),
+        ],
     }[command]
 
 
@@ -83,6 +95,8 @@ COMMANDS = [
     "inspect",
     "render",
     "validate",
+    "report --original",
+    "render --shots-from",
 ]
 
 
@@ -112,6 +126,8 @@ def test_an_error_about_a_bad_input_names_the_file(
     assert str(bad) in err, err
     if kind == "folder":
         assert "no such file" not in err and ("folder" in err or "holds no file" in err), err
+    if kind == "fifo":
+        assert f"{bad} is a FIFO (named pipe), not a regular file" in err, err
 
 
 def test_the_readers_call_a_folder_a_folder(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 
 from sdvm_hf.arrow.sequence import SampleBatches, SampleSequence
-from sdvm_hf.files._format import FORMATS, Format, format_of, not_a_file
+from sdvm_hf.files._format import FORMATS, Format, format_of, not_a_file, special_kind
 from sdvm_hf.files._jsonl import iter_jsonl, jsonl_records, parse_json, read_jsonl, write_jsonl
 from sdvm_hf.files._parquet import (
     canonical_file,
@@ -51,6 +51,7 @@ __all__ = [
     "read_parquet",
     "read_parquet_table",
     "read_samples",
+    "special_kind",
     "write_jsonl",
     "write_parquet",
     "write_samples",
