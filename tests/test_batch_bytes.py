@@ -116,3 +116,15 @@ def test_the_written_file_has_row_groups_of_the_byte_limit(wide: Path, tmp_path:
     eager = load("hellaswag", data_files=str(wide), on_error="skip")
     columns = ["context", "choices", "answer_index"]
     assert pq.read_table(output, columns=columns).equals(eager.table.select(columns))
+
+
+def test_batch_rows_of_one_row_group_see_only_its_width(tmp_path: Path) -> None:
+    path = tmp_path / "mixed.parquet"
+    table = wide_table()
+    narrow = wide_table(1).slice(0, 30)
+    pq.write_table(pa.concat_tables([narrow, table.slice(30)]), path, row_group_size=30)
+    meta = pq.read_metadata(path)
+    assert batch_rows(meta, 1000, LIMIT, groups=[0]) > 10 * batch_rows(
+        meta, 1000, LIMIT, groups=[1]
+    )
+    assert batch_rows(meta, 1000, LIMIT) == batch_rows(meta, 1000, LIMIT, groups=[1])

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -11,18 +11,24 @@ import pyarrow.parquet as pq
 from sdvm_hf.arrow import _chunks
 
 
-def batch_rows(metadata: pq.FileMetaData, rows: int, limit: int | None = None) -> int:
+def batch_rows(
+    metadata: pq.FileMetaData,
+    rows: int,
+    limit: int | None = None,
+    groups: Sequence[int] | None = None,
+) -> int:
     """``rows``, or fewer: as many as hold about ``limit`` bytes of the widest row group.
 
-    ``limit`` defaults to :data:`~sdvm_hf.arrow._chunks.BATCH_BYTES`. A row's bytes are its
-    row group's uncompressed size over its rows (from the footer, read once): a file of long
-    texts is read a few hundred rows at a time, not thousands. Parquet's size is the encoded
-    one, below Arrow's for repeated values (dictionaries): streams also cut what comes out
-    bigger (:func:`~sdvm_hf.arrow._chunks.bounded`).
+    ``limit`` defaults to :data:`~sdvm_hf.arrow._chunks.BATCH_BYTES`; ``groups`` are the row
+    groups to be read (default: all). A row's bytes are its row group's uncompressed size over
+    its rows (from the footer, read once): a file of long texts is read a few hundred rows at a
+    time, not thousands. Parquet's size is the encoded one, below Arrow's for repeated values
+    (dictionaries): streams also cut what comes out bigger
+    (:func:`~sdvm_hf.arrow._chunks.bounded`).
     """
     limit = _chunks.BATCH_BYTES if limit is None else limit
     widest = 0.0
-    for index in range(metadata.num_row_groups):
+    for index in range(metadata.num_row_groups) if groups is None else groups:
         group = metadata.row_group(index)
         if group.num_rows:
             widest = max(widest, group.total_byte_size / group.num_rows)

@@ -34,8 +34,8 @@ class SampleWriter:
     Parquet takes the tables in one schema (the first table's), in row groups of at least
     :data:`ROW_GROUP_ROWS` rows or :data:`ROW_GROUP_BYTES` bytes but the last (tables are
     gathered up to that many); JSON Lines takes each sample's wire dict. The file appears
-    when the writer closes without error;
-    :meth:`discard` leaves an earlier file at ``path`` as it was.
+    when the writer closes without error; :meth:`discard` leaves an earlier file at ``path``
+    as it was.
     """
 
     def __init__(self, path: str | os.PathLike[str], format: Format | None = None) -> None:

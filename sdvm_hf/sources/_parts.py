@@ -123,7 +123,8 @@ def _piece_batches(piece: _Piece, batch_size: int) -> Iterator[tuple[int, pa.Tab
     try:
         parquet = pq.ParquetFile(piece.file, pre_buffer=False)
         offset = 0  # in the row group
-        rows = batch_rows(parquet.metadata, batch_size)  # fewer when the rows are wide
+        # fewer rows when they are wide
+        rows = batch_rows(parquet.metadata, batch_size, groups=[piece.group])
         for batch in parquet.iter_batches(batch_size=rows, row_groups=[piece.group]):
             low = max(piece.skip - offset, 0)
             high = min(piece.skip + piece.rows - offset, batch.num_rows)
