@@ -232,8 +232,8 @@ class Record:
     @classmethod
     def read(cls, path: str | os.PathLike[str]) -> Record | None:
         """The record of the Parquet sample file at ``path``; ``None`` if it has none."""
-        if not str(path).endswith(".parquet"):
-            return None
+        if not str(path).endswith(".parquet") or os.path.isdir(path):
+            return None  # a folder of files has no one record (reading it says what it holds)
         try:
             text = (pq.read_metadata(path).metadata or {}).get(RECORD_KEY)
         except pa.ArrowInvalid as error:

@@ -49,6 +49,19 @@ def test_quoted_line_breaks_load_exactly_in_a_file_larger_than_a_block(
     ]
 
 
+@pytest.mark.parametrize("streaming", [False, True])
+def test_a_row_longer_than_a_block_is_read_whole_among_short_ones(
+    tmp_path: Path, streaming: bool
+) -> None:
+    rows = multiline_rows(30_000)  # over 1 MiB before the long row, and after it
+    rows[15_000][0] = "a long question, " * 200_000  # 3.4 MB: pyarrow's blocks are 1 MiB
+    path = write_csv(tmp_path / "long_test.csv", rows)
+    samples = (stream if streaming else load)("mmlu", data_files=path, split="test")
+    assert [(s.context, list(s.choices), s.answer_index) for s in samples] == [
+        (r[0], r[1:5], "ABCD".index(r[5])) for r in rows
+    ]
+
+
 def test_a_headerless_file_whose_first_answer_is_a_letter_is_still_headerless(
     tmp_path: Path,
 ) -> None:

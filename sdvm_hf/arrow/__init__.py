@@ -4,7 +4,7 @@ This is the face the layers above use; the ``_private`` modules behind it are th
 own (``tests/test_layers.py`` holds every other package to the names below).
 """
 
-from sdvm_hf.arrow._chunks import row_chunks
+from sdvm_hf.arrow._chunks import BATCH_BYTES, bounded, row_chunks
 from sdvm_hf.arrow._codec import (
     DECODE_ROWS,
     changeable_columns,
@@ -15,15 +15,18 @@ from sdvm_hf.arrow._codec import (
 )
 from sdvm_hf.arrow._concat import concatenate_tables
 from sdvm_hf.arrow._found import Found, Problems, first_per_row
-from sdvm_hf.arrow._parquet import parquet_file_batches
+from sdvm_hf.arrow._parquet import batch_rows, parquet_file_batches
 from sdvm_hf.arrow._rules import find_problems, found, is_list, utf8_problems
 from sdvm_hf.arrow._stream import shuffled, taken
 from sdvm_hf.arrow._validate import canonical, check_schema, checked_table, json_type_problem
 
 __all__ = [
+    "BATCH_BYTES",
     "DECODE_ROWS",
     "Found",
     "Problems",
+    "batch_rows",
+    "bounded",
     "canonical",
     "changeable_columns",
     "check_schema",

@@ -18,6 +18,11 @@ CHUNK_BYTES = 1 << 30
 offsets, so that no kernel that concatenates a column (``take``, ``combine_chunks``,
 flattening a list) overflows, however many rows the table has."""
 
+BATCH_BYTES = 32 << 20
+"""About the most bytes a stream reads and converts at a time, however few rows that is:
+16,384 HellaSwag rows take 18 MB, so only wide rows (long texts) make batches of fewer rows
+than a stream's row count. A batch holds whole rows: a row wider than this is a batch."""
+
 
 def row_chunks(table: pa.Table, limit: int | None = None) -> Iterator[tuple[int, pa.Table]]:
     """``(first row, slice)`` covering ``table`` in order, each slice about ``limit`` bytes.
@@ -32,6 +37,24 @@ def row_chunks(table: pa.Table, limit: int | None = None) -> Iterator[tuple[int,
     step = rows if size <= limit else max(1, rows * limit // size)
     for start in range(0, max(rows, 1), max(step, 1)):
         yield start, table.slice(start, step)
+
+
+def bounded(
+    batches: Iterator[tuple[int, pa.Table]], limit: int | None = None
+) -> Iterator[tuple[int, pa.Table]]:
+    """``(first row, batch)`` pairs, a batch of more than ``limit`` bytes cut into slices.
+
+    ``limit`` defaults to :data:`BATCH_BYTES`. The slices (:func:`row_chunks`) share the
+    batch's memory; the first rows are the split's, as the batches' were. A batch within the
+    limit comes through as it is, so the cost is one ``nbytes`` a batch.
+    """
+    limit = BATCH_BYTES if limit is None else limit
+    for first, batch in batches:
+        if batch.nbytes <= limit:
+            yield first, batch
+            continue
+        for start, part in row_chunks(batch, limit):
+            yield first + start, part
 
 
 def take(

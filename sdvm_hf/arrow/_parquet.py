@@ -3,10 +3,36 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+from sdvm_hf.arrow import _chunks
+
+
+def batch_rows(
+    metadata: pq.FileMetaData,
+    rows: int,
+    limit: int | None = None,
+    groups: Sequence[int] | None = None,
+) -> int:
+    """``rows``, or fewer: as many as hold about ``limit`` bytes of the widest row group.
+
+    ``limit`` defaults to :data:`~sdvm_hf.arrow._chunks.BATCH_BYTES`; ``groups`` are the row
+    groups to be read (default: all). A row's bytes are its row group's uncompressed size over
+    its rows (from the footer, read once): a file of long texts is read a few hundred rows at a
+    time, not thousands. Parquet's size is the encoded one, below Arrow's for repeated values
+    (dictionaries): streams also cut what comes out bigger
+    (:func:`~sdvm_hf.arrow._chunks.bounded`).
+    """
+    limit = _chunks.BATCH_BYTES if limit is None else limit
+    widest = 0.0
+    for index in range(metadata.num_row_groups) if groups is None else groups:
+        group = metadata.row_group(index)
+        if group.num_rows:
+            widest = max(widest, group.total_byte_size / group.num_rows)
+    return max(1, min(rows, int(limit // widest))) if widest else rows
 
 
 def parquet_file_batches(
@@ -15,6 +41,9 @@ def parquet_file_batches(
     check: Callable[[pa.Schema], None] | None = None,
 ) -> Iterator[pa.Table]:
     """A Parquet file batch by batch, holding one batch (an empty file as one empty table).
+
+    A batch has at most ``batch_size`` rows, and fewer when the rows are wide
+    (:func:`batch_rows`), so that it holds about :data:`~sdvm_hf.arrow._chunks.BATCH_BYTES`.
 
     ``check`` sees the schema before any batch is read. Errors are pyarrow's (an
     ``ArrowException`` or ``OSError``): each caller names the file in its own terms.
@@ -27,5 +56,6 @@ def parquet_file_batches(
         check(parquet.schema_arrow)
     if parquet.metadata.num_rows == 0:  # no batch, but the schema: what the columns hold
         yield parquet.schema_arrow.empty_table()
-    for batch in parquet.iter_batches(batch_size=batch_size):
+    rows = batch_rows(parquet.metadata, batch_size)
+    for batch in parquet.iter_batches(batch_size=rows):
         yield pa.Table.from_batches([batch])

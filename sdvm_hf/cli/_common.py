@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,14 +34,6 @@ def print_summary(summary: Summary, as_json: bool = False) -> None:
         print("\n".join(summary.lines()))
 
 
-_KINDS = {
-    stat.S_ISFIFO: "a FIFO (named pipe)",
-    stat.S_ISCHR: "a character device",
-    stat.S_ISBLK: "a block device",
-    stat.S_ISSOCK: "a socket",
-}
-
-
 def readable_input(path: str | os.PathLike[str], what: str = "a sample file") -> None:
     """Refuse an input that is not a regular file (or a folder), by name, before it is opened.
 
@@ -55,9 +46,11 @@ def readable_input(path: str | os.PathLike[str], what: str = "a sample file") ->
         raise FileNotFoundError(f"no such file: {path}") from None
     except OSError as error:
         raise OSError(error.errno, f"cannot read {path}: {error.strerror}") from None
-    for test, kind in _KINDS.items():
-        if test(mode):
-            raise InputError(f"{path} is {kind}, not a regular file; give {what}")
+    from sdvm_hf.files import special_kind  # here: the parsers import no pyarrow
+
+    kind = special_kind(mode)
+    if kind is not None:
+        raise InputError(f"{path} is {kind}, not a regular file; give {what}")
 
 
 def not_an_input(output: Path, inputs: dict[str, Path]) -> None:

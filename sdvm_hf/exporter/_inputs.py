@@ -20,6 +20,8 @@ def parent(folder: Path) -> Path:
 def check_folder(folder: Path, inputs: list[Path], overwrite: bool) -> None:
     target = folder.resolve()
     for path in inputs:
+        if path.is_dir():
+            raise ExportError(f"{path} is a folder, not a file; give a sample file")
         if not path.is_file():
             raise ExportError(f"{path}: no such sample file")
         resolved = path.resolve()

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 
 from sdvm_hf.arrow.sequence import SampleBatches, SampleSequence
-from sdvm_hf.files._format import FORMATS, Format, format_of
+from sdvm_hf.files._format import FORMATS, Format, format_of, not_a_file, special_kind
 from sdvm_hf.files._jsonl import iter_jsonl, jsonl_records, parse_json, read_jsonl, write_jsonl
 from sdvm_hf.files._parquet import (
     canonical_file,
@@ -28,10 +28,11 @@ from sdvm_hf.files._parquet import (
     write_parquet,
     write_table,
 )
-from sdvm_hf.files._writer import ROW_GROUP_ROWS, SampleWriter
+from sdvm_hf.files._writer import ROW_GROUP_BYTES, ROW_GROUP_ROWS, SampleWriter
 
 __all__ = [
     "FORMATS",
+    "ROW_GROUP_BYTES",
     "ROW_GROUP_ROWS",
     "Format",
     "SampleWriter",
@@ -42,6 +43,7 @@ __all__ = [
     "iter_parquet",
     "iter_parquet_tables",
     "jsonl_records",
+    "not_a_file",
     "parquet_batches",
     "parquet_files",
     "parse_json",
@@ -49,6 +51,7 @@ __all__ = [
     "read_parquet",
     "read_parquet_table",
     "read_samples",
+    "special_kind",
     "write_jsonl",
     "write_parquet",
     "write_samples",

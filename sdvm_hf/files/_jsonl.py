@@ -12,6 +12,7 @@ from typing import IO, TYPE_CHECKING, Any, Literal
 from sdvm_hf._atomic import atomic_path
 from sdvm_hf.arrow.sequence import SampleBatches, SampleSequence, samples_to_table
 from sdvm_hf.errors import InputError
+from sdvm_hf.files._format import not_a_file
 
 if TYPE_CHECKING:
     from sdvm_hf.samples import MultipleChoiceSample
@@ -84,7 +85,7 @@ def jsonl_records(
     """
     path = Path(path)
     if not path.is_file():
-        raise FileNotFoundError(f"no such file: {path}")
+        raise not_a_file(path)
     with _open_text(path, "r", path.name.endswith(".gz")) as lines:
         for number, line in enumerate(lines, start=1):
             if not line.strip():

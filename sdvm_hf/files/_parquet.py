@@ -23,6 +23,7 @@ from sdvm_hf.arrow import (
 )
 from sdvm_hf.arrow.sequence import SampleBatches, SampleSequence, samples_to_table
 from sdvm_hf.errors import SampleTableError
+from sdvm_hf.files._format import not_a_file
 from sdvm_hf.files._writer import SampleWriter
 from sdvm_hf.record import Record, with_record
 
@@ -148,7 +149,7 @@ def parquet_batches(path: str | os.PathLike[str], batch_rows: int) -> Iterator[p
     A file that cannot be read, at its start or midway, is a ``SampleTableError`` naming it.
     """
     if not os.path.isfile(path):
-        raise FileNotFoundError(f"no such file: {path}")
+        raise not_a_file(path)
     try:
         yield from parquet_file_batches(path, batch_rows, partial(check_schema, source=str(path)))
     except (pa.ArrowInvalid, OSError) as error:
@@ -168,6 +169,8 @@ def parquet_files(path: str | os.PathLike[str] | Sequence[str | os.PathLike[str]
             found = [Path(text)]
         else:
             found = sorted(Path(match) for match in glob.glob(text))
+        if not found and os.path.isdir(text):
+            raise FileNotFoundError(f"{text} is a folder with no .parquet file in it")
         if not found:
             raise FileNotFoundError(f"no such file: {text}")
         files += found
@@ -184,7 +187,7 @@ def canonical_file(path: str | os.PathLike[str]) -> pa.Table:
 def read_parquet_table(path: str | os.PathLike[str]) -> pa.Table:
     """A Parquet file as it is, unchecked; ``FileNotFoundError`` or ``SampleTableError``."""
     if not os.path.isfile(path):
-        raise FileNotFoundError(f"no such file: {path}")
+        raise not_a_file(path)
     try:
         table = pq.read_table(path, memory_map=True)
         kept = pq.read_metadata(path).metadata or {}

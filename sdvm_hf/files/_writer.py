@@ -15,21 +15,27 @@ from sdvm_hf.files._format import Format, format_of
 from sdvm_hf.files._jsonl import _open_text, _wire_line
 from sdvm_hf.record import Record, with_record
 
-__all__ = ["ROW_GROUP_ROWS", "SampleWriter"]
+__all__ = ["ROW_GROUP_BYTES", "ROW_GROUP_ROWS", "SampleWriter"]
 
 ROW_GROUP_ROWS = 16_384
 """Rows a :class:`SampleWriter` gathers before it writes a Parquet row group: a stream's
 batches are written as they come, a thousand small files' rows do not make a thousand
 tiny groups."""
 
+ROW_GROUP_BYTES = 32 << 20
+"""Bytes after which a :class:`SampleWriter` writes the tables it gathered, however few rows:
+wide rows (long texts) make row groups of about this size, not of :data:`ROW_GROUP_ROWS`
+rows (a 1 GB column of 10k rows held whole took 2 GB)."""
+
 
 class SampleWriter:
     """Sample tables written to a sample file batch by batch, never the whole table.
 
     Parquet takes the tables in one schema (the first table's), in row groups of at least
-    :data:`ROW_GROUP_ROWS` rows but the last (tables are gathered up to that many); JSON
-    Lines takes each sample's wire dict. The file appears when the writer closes without error;
-    :meth:`discard` leaves an earlier file at ``path`` as it was.
+    :data:`ROW_GROUP_ROWS` rows or :data:`ROW_GROUP_BYTES` bytes but the last (tables are
+    gathered up to that many); JSON Lines takes each sample's wire dict. The file appears
+    when the writer closes without error; :meth:`discard` leaves an earlier file at ``path``
+    as it was.
     """
 
     def __init__(self, path: str | os.PathLike[str], format: Format | None = None) -> None:
@@ -41,6 +47,7 @@ class SampleWriter:
         self._closed = False
         self._waiting: list[pa.Table] = []
         self._waiting_rows = 0
+        self._waiting_bytes = 0
         self.record: Record | None = None
         """A record to keep in the Parquet file's metadata (see :mod:`sdvm_hf.record`): set
         any time before :meth:`close`, so it can say how many rows were written."""
@@ -69,7 +76,8 @@ class SampleWriter:
                 self._parquet = pq.ParquetWriter(self._file.path, table.schema)
             self._waiting.append(table.cast(self._parquet.schema))
             self._waiting_rows += table.num_rows
-            if self._waiting_rows >= ROW_GROUP_ROWS:
+            self._waiting_bytes += table.nbytes
+            if self._waiting_rows >= ROW_GROUP_ROWS or self._waiting_bytes >= ROW_GROUP_BYTES:
                 self._flush()
         self.rows += table.num_rows
 
@@ -77,7 +85,7 @@ class SampleWriter:
         """Write the tables waiting as one row group (small batches make no tiny groups)."""
         if self._parquet is not None and self._waiting:
             self._parquet.write_table(pa.concat_tables(self._waiting))
-        self._waiting, self._waiting_rows = [], 0
+        self._waiting, self._waiting_rows, self._waiting_bytes = [], 0, 0
 
     def close(self) -> None:
         """Finish the file and move it into place (unless it was discarded)."""

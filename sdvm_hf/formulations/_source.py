@@ -28,7 +28,7 @@ from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.convert.inverse import published_table
 from sdvm_hf.convert.mapping import MultipleChoiceMapping
 from sdvm_hf.convert.preset import Preset
-from sdvm_hf.files import format_of, iter_jsonl, iter_parquet, iter_parquet_tables
+from sdvm_hf.files import format_of, iter_jsonl, iter_parquet, iter_parquet_tables, not_a_file
 from sdvm_hf.formulations._request import RenderError
 from sdvm_hf.presets.registry import PRESETS
 from sdvm_hf.record import Record, read_record
@@ -183,7 +183,7 @@ def open_source(
     if isinstance(samples, str | os.PathLike):
         path = Path(samples)
         if not path.is_file():
-            raise FileNotFoundError(f"no such sample file: {path}")
+            raise not_a_file(path)
         record = read_record(path)
         kind = format_of(path)
         if kind == "parquet":

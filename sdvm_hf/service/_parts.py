@@ -23,6 +23,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sdvm_hf._atomic import atomic_path
+from sdvm_hf.arrow import row_chunks
 from sdvm_hf.service._base import BLOCK_COLUMNS, ServiceError
 
 log = logging.getLogger("sdvm_hf.service.roundtrip")
@@ -37,6 +38,10 @@ CONTENT_KEY = b"sdvm_hf.part_content"
 """A hash of the part's own rows as written: a part changed after it was written differs."""
 PART_KEYS = (RUN_KEY, ROWS_KEY, SPAN_KEY, CONTENT_KEY)
 
+HASH_BYTES = 4 << 20
+"""Bytes of a part turned into Python rows at a time to hash it: its rows' JSON is hashed
+slice by slice, so an answer of large samples is never held as Python objects whole."""
+
 
 def rows_hash(batch: pa.Table) -> str:
     """A hash of a batch's rows: its column types and every logical value, in order.
@@ -45,8 +50,7 @@ def rows_hash(batch: pa.Table) -> str:
     standalone table hash alike, and any change in any column changes the hash.
     """
     schema = batch.schema.remove_metadata()
-    rows = json.dumps(batch.to_pylist(), ensure_ascii=False, default=repr)
-    return hashlib.sha256(f"{schema}\n{rows}".encode()).hexdigest()
+    return _rows_json_hash(hashlib.sha256(f"{schema}\n".encode()), batch)
 
 
 def content_hash(part: pa.Table) -> str:
@@ -55,8 +59,26 @@ def content_hash(part: pa.Table) -> str:
     Its types are checked against the input's apart: Parquet names a list's item ``element``,
     which changes the schema's text, not its type.
     """
-    rows = json.dumps(part.to_pylist(), ensure_ascii=False, default=repr)
-    return hashlib.sha256(rows.encode()).hexdigest()
+    return _rows_json_hash(hashlib.sha256(), part)
+
+
+def _rows_json_hash(digest: Any, table: pa.Table) -> str:
+    """``digest`` fed ``json.dumps(table.to_pylist())``, made slice by slice, as a hex string.
+
+    The text fed is exactly the whole list's JSON (``[`` rows joined by ``", "`` ``]``), so the
+    hashes parts already record still match; only a slice of about :data:`HASH_BYTES` is held
+    as Python rows and JSON text at a time (a 5 MB sample is one slice of its own).
+    """
+    digest.update(b"[")
+    first = True
+    for _, piece in row_chunks(table, HASH_BYTES):
+        if not piece.num_rows:
+            continue
+        rows = json.dumps(piece.to_pylist(), ensure_ascii=False, default=repr)[1:-1]
+        digest.update((rows if first else ", " + rows).encode())
+        first = False
+    digest.update(b"]")
+    return str(digest.hexdigest())
 
 
 def span(start: int, count: int) -> str:

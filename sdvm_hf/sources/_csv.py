@@ -9,6 +9,7 @@ error, text that is not UTF-8, an empty file) is a ``ValueError`` naming the fil
 from __future__ import annotations
 
 import csv
+import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -39,11 +40,32 @@ class CsvLayout:
     """Columns added to every row of a headerless file, from the file's path."""
 
 
+BLOCK_BYTES = 1 << 20
+"""Bytes of CSV parsed at a time (pyarrow's default): grown for a row longer than that."""
+
+
 @dataclass(frozen=True)
 class _Plan:
-    read: pacsv.ReadOptions
+    names: list[str]
+    skip: int
     convert: pacsv.ConvertOptions
     headerless: bool
+
+    def read(self, block: int) -> pacsv.ReadOptions:
+        import pyarrow.csv as pacsv
+
+        return pacsv.ReadOptions(column_names=self.names, skip_rows=self.skip, block_size=block)
+
+
+def _bigger(error: pa.ArrowInvalid, file: str, block: int) -> int | None:
+    """A bigger block when a row did not fit in one (pyarrow's "straddling object"), else None.
+
+    Blocks grow fourfold up to the file's size, so a file of long rows is read in a few tries
+    and a file of short rows in blocks of :data:`BLOCK_BYTES`, as before.
+    """
+    if "straddling" not in str(error) or block >= os.path.getsize(file):
+        return None
+    return block * 4
 
 
 def _first_row(file: str) -> list[str]:
@@ -70,14 +92,12 @@ def _plan(file: str, layout: CsvLayout) -> _Plan:
     first = _first_row(file)
     names = layout.header(first) if layout.header is not None else None
     headerless = names is not None
-    if names is not None:
-        read = pacsv.ReadOptions(column_names=list(names))
-    else:
-        names = [name or f"Unnamed: {i}" for i, name in enumerate(first)]
-        read = pacsv.ReadOptions(column_names=names, skip_rows=1)
+    skip = 0
+    if names is None:
+        names, skip = [name or f"Unnamed: {i}" for i, name in enumerate(first)], 1
     strings = {name: pa.string() for name in names}
     convert = pacsv.ConvertOptions(column_types=strings, strings_can_be_null=False)
-    return _Plan(read, convert, headerless)
+    return _Plan(list(names), skip, convert, headerless)
 
 
 def _with_file_columns(table: pa.Table, file: str, layout: CsvLayout, plan: _Plan) -> pa.Table:
@@ -99,16 +119,22 @@ def read_csv(files: Sequence[str], layout: CsvLayout) -> pa.Table:
 
     for file in files:
         plan = _plan(file, layout)
-        plan.read.block_size = EAGER_BLOCK
-        try:
-            table = pacsv.read_csv(
-                file,
-                read_options=plan.read,
-                parse_options=_parse_options(),
-                convert_options=plan.convert,
-            )
-        except (pa.ArrowInvalid, UnicodeDecodeError) as error:
-            raise _named(file, error) from None
+        block: int | None = EAGER_BLOCK
+        while block is not None:
+            try:
+                table = pacsv.read_csv(
+                    file,
+                    read_options=plan.read(block),
+                    parse_options=_parse_options(),
+                    convert_options=plan.convert,
+                )
+                break
+            except pa.ArrowInvalid as error:
+                block = _bigger(error, file, block)
+                if block is None:
+                    raise _named(file, error) from None
+            except UnicodeDecodeError as error:
+                raise _named(file, error) from None
         tables.append(_with_file_columns(table, file, layout, plan))
     return concat_files(tables, files)
 
@@ -124,20 +150,44 @@ def concat_files(tables: list[pa.Table], files: Sequence[str]) -> pa.Table:
 
 
 def csv_batches(file: str, layout: CsvLayout, batch_size: int) -> Iterator[pa.Table]:
-    """One CSV file batch by batch, every column a string."""
+    """One CSV file batch by batch (a block of about :data:`BLOCK_BYTES`), every column a string.
+
+    A row longer than a block makes the file read again in bigger blocks, from the row after
+    the last one given.
+    """
+    plan = _plan(file, layout)
+    given = 0
+    block: int | None = BLOCK_BYTES
+    while block is not None:
+        try:
+            for table in _blocks(file, layout, plan, block, skip=given):
+                for offset in range(0, table.num_rows, batch_size):
+                    part = table.slice(offset, batch_size)
+                    given += part.num_rows
+                    yield part
+            return
+        except pa.ArrowInvalid as error:
+            block = _bigger(error, file, block)
+            if block is None:
+                raise _named(file, error) from None
+        except UnicodeDecodeError as error:
+            raise _named(file, error) from None
+
+
+def _blocks(file: str, layout: CsvLayout, plan: _Plan, block: int, skip: int) -> Iterator[pa.Table]:
+    """The file's tables, a block at a time, but its first ``skip`` rows."""
     import pyarrow.csv as pacsv
 
-    plan = _plan(file, layout)
-    try:
-        with pacsv.open_csv(
-            file,
-            read_options=plan.read,
-            parse_options=_parse_options(),
-            convert_options=plan.convert,
-        ) as reader:
-            for batch in reader:
-                table = _with_file_columns(pa.Table.from_batches([batch]), file, layout, plan)
-                for offset in range(0, table.num_rows, batch_size):
-                    yield table.slice(offset, batch_size)
-    except (pa.ArrowInvalid, UnicodeDecodeError) as error:
-        raise _named(file, error) from None
+    with pacsv.open_csv(
+        file,
+        read_options=plan.read(block),
+        parse_options=_parse_options(),
+        convert_options=plan.convert,
+    ) as reader:
+        for batch in reader:
+            if skip >= batch.num_rows:
+                skip -= batch.num_rows
+                continue
+            table = pa.Table.from_batches([batch.slice(skip)])
+            skip = 0
+            yield _with_file_columns(table, file, layout, plan)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from sdvm_hf.arrow import batch_rows
 from sdvm_hf.sources._local import LocalRows
 from sdvm_hf.sources.source import Source, kind_of, reader_of, stream_batches
 
@@ -122,7 +123,9 @@ def _piece_batches(piece: _Piece, batch_size: int) -> Iterator[tuple[int, pa.Tab
     try:
         parquet = pq.ParquetFile(piece.file, pre_buffer=False)
         offset = 0  # in the row group
-        for batch in parquet.iter_batches(batch_size=batch_size, row_groups=[piece.group]):
+        # fewer rows when they are wide
+        rows = batch_rows(parquet.metadata, batch_size, groups=[piece.group])
+        for batch in parquet.iter_batches(batch_size=rows, row_groups=[piece.group]):
             low = max(piece.skip - offset, 0)
             high = min(piece.skip + piece.rows - offset, batch.num_rows)
             if low < high:

@@ -16,6 +16,7 @@ from typing import TypedDict, Unpack
 
 import pyarrow as pa
 
+from sdvm_hf.arrow import bounded
 from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.convert import check_on_error
 from sdvm_hf.convert.mapping import MultipleChoiceMapping, OnError
@@ -119,7 +120,8 @@ def _watched_rows(origin: Origin, source: Source, part: Part) -> Iterator[tuple[
 def _rows(source: Source, part: Part = WHOLE) -> Iterator[tuple[int, pa.Table]]:
     """The batches of ``part``'s shards; smaller ones when its readers share them batch-wise."""
     size = STREAM_ROWS if part.count == 1 else PART_ROWS
-    read = shard_batches(source, size, part.shards)
+    # at most BATCH_BYTES a batch too: wide rows (long texts) come a few hundred at a time
+    read = bounded(shard_batches(source, size, part.shards))
     # local files: the next batch is read while this one is converted and written
     return read_ahead(read) if source.files is not None else read
 

@@ -52,7 +52,9 @@ def expand(data_files: Files) -> list[str]:
         else:
             files.append(item)
     if not files:
-        raise FileNotFoundError(f"no files match {data_files!r}")
+        folders = [item for item in map(str, items) if os.path.isdir(item)]
+        empty = f": {', '.join(folders)} holds no file" if folders else ""
+        raise FileNotFoundError(f"no files match {data_files!r}{empty}")
     for file in files:
         if not os.path.exists(file):
             raise FileNotFoundError(f"no such data file: {file}")
