@@ -1,14 +1,24 @@
-"""Writing a sample file batch by batch, Parquet or JSON Lines, atomically."""
+"""Writing a sample file batch by batch, Parquet or JSON Lines, atomically.
+
+Parquet row groups are encoded and written in a thread beside the caller (pyarrow releases
+the GIL while it writes), so a stream's conversion of the next batch runs while the last one
+is written: a conversion takes about the longer of the two, not their sum. At most one row
+group waits for the thread, so memory stays bounded.
+"""
 
 from __future__ import annotations
 
 import os
+import queue
+import threading
+from collections.abc import Callable
+from contextlib import suppress
 from typing import IO
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sdvm_hf._atomic import AtomicFile, named
+from sdvm_hf._atomic import AtomicFile, block_signals_in_this_thread, named
 from sdvm_hf.arrow import DECODE_ROWS, decode
 from sdvm_hf.arrow.schema import sample_schema
 from sdvm_hf.files._format import Format, format_of
@@ -43,6 +53,7 @@ class SampleWriter:
         self.rows = 0
         """The samples written so far."""
         self._parquet: pq.ParquetWriter | None = None
+        self._groups: _InThread | None = None
         self._text: IO[str] | None = None
         self._closed = False
         self._waiting: list[pa.Table] = []
@@ -74,6 +85,7 @@ class SampleWriter:
         else:
             if self._parquet is None:
                 self._parquet = pq.ParquetWriter(self._file.path, table.schema)
+                self._groups = _InThread(self._parquet.write_table, "sdvm_hf-parquet-writer")
             self._waiting.append(table.cast(self._parquet.schema))
             self._waiting_rows += table.num_rows
             self._waiting_bytes += table.nbytes
@@ -83,8 +95,8 @@ class SampleWriter:
 
     def _flush(self) -> None:
         """Write the tables waiting as one row group (small batches make no tiny groups)."""
-        if self._parquet is not None and self._waiting:
-            self._parquet.write_table(pa.concat_tables(self._waiting))
+        if self._groups is not None and self._waiting:
+            self._groups.submit(pa.concat_tables(self._waiting))
         self._waiting, self._waiting_rows, self._waiting_bytes = [], 0, 0
 
     def close(self) -> None:
@@ -94,6 +106,8 @@ class SampleWriter:
         self._closed = True
         try:
             self._flush()
+            if self._groups is not None:
+                self._groups.finish()  # every row group written, or the thread's error
             if self._parquet is not None and self.record is not None:
                 self._parquet.add_key_value_metadata(self.record.metadata())
             self._finish()
@@ -104,10 +118,10 @@ class SampleWriter:
                     self._file.path,
                 )
         except OSError as error:
-            self._file.discard()
+            self._abandon()
             raise named(error, self._file.destination) from error
         except BaseException:
-            self._file.discard()
+            self._abandon()
             raise
         self._file.commit()
 
@@ -116,13 +130,20 @@ class SampleWriter:
         if self._closed:
             return
         self._closed = True
+        self._abandon()
+
+    def _abandon(self) -> None:
+        """Stop writing and remove the temporary file; an error closing it changes nothing."""
         try:
-            self._finish()
+            with suppress(Exception):  # a full disk may refuse the close too: the file goes
+                self._finish()
         finally:
             self._file.discard()
 
     def _finish(self) -> None:
         writer, text = self._parquet, self._text
+        if self._groups is not None:
+            self._groups.stop()
         if writer is not None:
             writer.close()
         if text is not None:
@@ -136,3 +157,49 @@ class SampleWriter:
             self.close()
         else:
             self.discard()
+
+
+class _InThread:
+    """``call(item)`` for each item submitted, in order, in a thread beside the caller.
+
+    At most one item waits while another is being handled. The thread's first error is raised
+    by the next :meth:`submit` or by :meth:`finish`; nothing is handled after it.
+    """
+
+    def __init__(self, call: Callable[[pa.Table], object], name: str) -> None:
+        self._call = call
+        self._items: queue.Queue[pa.Table | None] = queue.Queue(maxsize=1)
+        self._error: BaseException | None = None
+        self._stopping = False
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        block_signals_in_this_thread()  # Ctrl-C and SIGTERM stay the main thread's
+        while (item := self._items.get()) is not None:
+            if self._error is None and not self._stopping:
+                try:
+                    self._call(item)
+                except BaseException as error:  # raised in the caller's thread
+                    self._error = error
+
+    def submit(self, item: pa.Table) -> None:
+        """Hand ``item`` over (waiting while one is already waiting)."""
+        if self._error is not None:
+            raise self._error
+        self._items.put(item)
+
+    def finish(self) -> None:
+        """Wait until every item is handled; raise the thread's error, if any."""
+        if self._thread.is_alive():
+            self._items.put(None)
+            self._thread.join()
+        if self._error is not None:
+            raise self._error
+
+    def stop(self) -> None:
+        """Handle nothing more and end the thread (after an error, or a discard)."""
+        self._stopping = True
+        if self._thread.is_alive():
+            self._items.put(None)
+            self._thread.join()
