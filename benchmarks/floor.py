@@ -20,8 +20,13 @@ one is found, since the SDK needs it; otherwise said to be skipped).
 
     python benchmarks/floor.py [--realdata ../shared/realdata] [--repeats 5] [--quick]
 
+Then issue #28's file layouts (``layouts.py``): the eager load and the command on Parquet of
+one row group, of 10,042-row and of 1,000-row groups, HellaSwag's JSON Lines and MMLU's CSV,
+against pyarrow's eager and streamed floors of the same file.
+
 ``--quick`` (a couple of minutes): 20k/100k HellaSwag and 28k/140k MMLU rows, one repeat,
 fewer start-up rounds, the summary at 100k rows, one round of the round trip on 2,000 rows.
+``--only SECTION`` runs one section (cold, startup, summary, round-trip, layouts).
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import layouts
 import pyarrow.parquet as pq
 import startup
 import summary_share
@@ -79,6 +85,7 @@ _CODE = {
     ),
 }
 TARGETS = {"load", "stream", "convert"}
+SECTIONS = ("cold", "startup", "summary", "round-trip", "layouts")
 
 
 def _python() -> str:
@@ -206,6 +213,7 @@ def main() -> None:
     parser.add_argument("--realdata", type=Path, default=REALDATA)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--quick", action="store_true", help="smaller sizes, fewer repeats")
+    parser.add_argument("--only", choices=SECTIONS, help="run this section alone")
     args = parser.parse_args()
     repeats = 1 if args.quick else args.repeats
     started = time.perf_counter()
@@ -213,10 +221,17 @@ def main() -> None:
         f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} CPUs, "
         f"load average {os.getloadavg()[0]:.1f}"
     )
-    cold_paths(args.realdata, QUICK_SIZES if args.quick else SIZES, repeats)
-    start_up(3 if args.quick else 11)
-    summary(args.realdata, 100_000 if args.quick else 1_000_000, repeats)
-    round_trip(1, 2_000) if args.quick else round_trip(3)
+    run = {args.only} if args.only else set(SECTIONS)
+    if "cold" in run:
+        cold_paths(args.realdata, QUICK_SIZES if args.quick else SIZES, repeats)
+    if "startup" in run:
+        start_up(3 if args.quick else 11)
+    if "summary" in run:
+        summary(args.realdata, 100_000 if args.quick else 1_000_000, repeats)
+    if "round-trip" in run:
+        round_trip(1, 2_000) if args.quick else round_trip(3)
+    if "layouts" in run:
+        layouts.measure(args.realdata, repeats, args.quick)
     print(f"done in {time.perf_counter() - started:.0f} s, load average {os.getloadavg()[0]:.1f}")
 
 
