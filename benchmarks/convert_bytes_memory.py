@@ -12,6 +12,9 @@ Each case is a fresh subprocess reporting its peak RSS (``VmHWM``):
 - ``floor-bounded``: the same with batches of about ``BATCH_BYTES`` (what ``convert`` reads at
   a time: rows from the widest row group's size in the footer).
 
+The same rows as JSON Lines (1 GB): the floors are ``pyarrow.json.open_json`` streaming into a
+``ParquetWriter``, in its default 1 MiB blocks and in the 8 MiB ``convert`` reads at a time.
+
 Medians of ``--repeats`` rounds, run alternately; ratios against the floors, and of what each
 case takes above its own figure on the real, narrow file (``narrow``: the imports, which
 ``convert``'s are more of: ``datasets``, ``pydantic``). A row group is
@@ -46,6 +49,7 @@ LAYOUTS: dict[str, int | str | None] = {
     "one row group": None,
     "10k-row groups": 10_000,
     "1k-row groups": 1_000,
+    "JSON Lines": "jsonl",
 }
 
 # VmHWM, not ru_maxrss: Linux carries the parent's peak into a child's ru_maxrss across
@@ -77,6 +81,23 @@ _CODE = {
         "rows = max(1, int({limit} // max(wide, 1)))\n"
         "with pq.ParquetWriter({out!r}, source.schema_arrow) as writer:\n"
         "    for batch in source.iter_batches(batch_size=rows):\n"
+        "        writer.write_batch(batch)"
+    ),
+}
+_JSONL_FLOORS = {
+    "floor": (
+        "import pyarrow.json as paj, pyarrow.parquet as pq\n"
+        "source = paj.open_json({f!r})\n"
+        "with pq.ParquetWriter({out!r}, source.schema) as writer:\n"
+        "    for batch in source:\n"
+        "        writer.write_batch(batch)"
+    ),
+    "floor-bounded": (
+        "import pyarrow.json as paj, pyarrow.parquet as pq\n"
+        "options = paj.ReadOptions(block_size=8 << 20, use_threads=False)\n"
+        "source = paj.open_json({f!r}, read_options=options)\n"
+        "with pq.ParquetWriter({out!r}, source.schema) as writer:\n"
+        "    for batch in source:\n"
         "        writer.write_batch(batch)"
     ),
 }
@@ -117,6 +138,7 @@ def main() -> None:
     """Write each layout, measure every case, print medians and ratios."""
     parser = options(__doc__.splitlines()[0], repeats=3)
     parser.add_argument("--row-kib", type=int, default=100)
+    parser.add_argument("--layouts", nargs="+", choices=list(LAYOUTS), help="default: all")
     parser.add_argument(
         "--checkout",
         type=Path,
@@ -139,15 +161,22 @@ def main() -> None:
         folder = Path(tmp)
         narrow: dict[str, float] = {}
         for layout, group in {"narrow": "narrow", **LAYOUTS}.items():
-            source = folder / "wide.parquet"
+            if args.layouts and layout != "narrow" and layout not in args.layouts:
+                continue
+            source = folder / ("wide.jsonl" if group == "jsonl" else "wide.parquet")
+            codes = {**_CODE, **_JSONL_FLOORS} if group == "jsonl" else _CODE
             if group == "narrow":
                 shutil.copy(real, source)
+            elif group == "jsonl":
+                with source.open("w", encoding="utf-8") as lines:
+                    for batch in table.to_batches(max_chunksize=500):
+                        lines.writelines(json.dumps(row) + "\n" for row in batch.to_pylist())
             else:
                 rows = group if isinstance(group, int) else table.num_rows
                 pq.write_table(table, source, row_group_size=rows)
             peaks: dict[str, list[int]] = {case: [] for case in _CODE}
             for _ in range(args.repeats):
-                for case, code in _CODE.items():
+                for case, code in codes.items():
                     out = folder / f"{case}.parquet"
                     code = code.format(f=str(source), out=str(out), limit=BATCH_BYTES)
                     checkout = args.checkout if case == "convert" else ROOT
