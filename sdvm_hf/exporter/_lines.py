@@ -59,12 +59,15 @@ class RowLine:
         return before, after
 
 
-def write_lines(lines: BinaryIO, rows: RowLine, count: int, special: dict[int, str]) -> None:
+def write_lines(
+    lines: BinaryIO, rows: RowLine, count: int, special: dict[int, str], first: int = 0
+) -> None:
     """One line per row: the lines of ``special`` rows, and the plain kept line of the others.
 
-    The plain lines are built a block at a time in Arrow (the row number joined between the
-    fixed text around it, :meth:`RowLine.around`) and written from their buffer, a span
-    between special rows at once.
+    The rows are ``first`` to ``first + count - 1`` (a slice of a split at a time). The plain
+    lines are built a block at a time in Arrow (the row number joined between the fixed text
+    around it, :meth:`RowLine.around`) and written from their buffer, a span between special
+    rows at once.
     """
     head, tail = rows.around()
     prefix = pa.scalar(head, pa.large_string())
@@ -72,8 +75,8 @@ def write_lines(lines: BinaryIO, rows: RowLine, count: int, special: dict[int, s
     empty = pa.scalar("", pa.large_string())
     specials = sorted(special)
     at = 0  # the first row of specials not yet written
-    for start in range(0, count, _LINE_BLOCK):
-        stop = min(start + _LINE_BLOCK, count)
+    for start in range(first, first + count, _LINE_BLOCK):
+        stop = min(start + _LINE_BLOCK, first + count)
         numbers = pc.cast(pa.array(np.arange(start, stop, dtype=np.int64)), pa.large_string())
         text = pc.binary_join_element_wise(prefix, numbers, suffix, empty)
         offsets = np.frombuffer(text.buffers()[1], np.int64)[text.offset :]
@@ -87,7 +90,9 @@ def write_lines(lines: BinaryIO, rows: RowLine, count: int, special: dict[int, s
         lines.write(data[offsets[here - start] : offsets[stop - start]])
 
 
-def write_lines_by_row(lines: BinaryIO, rows: RowLine, count: int, special: dict[int, str]) -> None:
+def write_lines_by_row(
+    lines: BinaryIO, rows: RowLine, count: int, special: dict[int, str], first: int = 0
+) -> None:
     """:func:`write_lines` one line at a time (the reference)."""
-    text = [special.get(row) or rows.line(row) for row in range(count)]
+    text = [special.get(row) or rows.line(row) for row in range(first, first + count)]
     lines.write("".join(text).encode("utf-8"))
