@@ -5,13 +5,15 @@ a sample file; a *refined* file is made from it in Arrow, as the tests make one 
 service is not needed): every row audited, one row in ten failing a check, one in twenty
 with a fixed context (a word added to its end, which lm-eval reads in ``ctx_b``), each fixed
 row reaudited as passing, and a ``refine`` stage in its record (with the content hash of what
-it read, so ``--policy original`` and ``--annotate`` trust the convert output). Each case is a
-fresh subprocess reporting its peak RSS (``resource.getrusage``): ``export`` of the refined
-file under the default policy, ``drop`` with ``annotate``, and ``original``; the floor is
-``pq.write_table(pq.read_table(refined), ...)`` of the same file, in its own subprocess. The
-issue's target: each at most 1.5x the floor.
+it read, so ``--policy original`` and ``--annotate`` trust the convert output). Each case is
+a fresh subprocess reporting its peak RSS (``VmHWM``; ``getrusage``'s ``ru_maxrss`` would keep
+the high-water mark of this process, which held the files, across the fork): ``export`` of
+the refined file under the default policy, ``drop`` with ``annotate``, and ``original``; the
+floor is ``pq.write_table(pq.read_table(refined), ...)`` of the same file, in its own
+subprocess. The issue's target: each at most 1.5x the floor. ``--folder`` keeps the files
+(made once per size) for another run, e.g. of another checkout (``PYTHONPATH``).
 
-    python benchmarks/export_memory.py [--rows 1000000] [--repeats 1] [--realdata DIR]
+    python benchmarks/export_memory.py [--rows 1000000] [--repeats 1] [--folder DIR]
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from _data import options, replicated
 
-from sdvm_hf import load, write_parquet
+from sdvm_hf import stream, write_parquet
 from sdvm_hf.record import content_hash, read_record
 
 CASES = {
@@ -40,7 +42,7 @@ CASES = {
 """Each export measured: its name and ``export``'s options."""
 
 _CHILD = """
-import json, resource, shutil, sys
+import json, shutil, sys
 path, how, out = sys.argv[1], sys.argv[2], sys.argv[3]
 if how == "floor":
     import pyarrow.parquet as pq
@@ -49,13 +51,16 @@ else:
     from sdvm_hf import export
     export(path, out, overwrite=True, **json.loads(how))
     shutil.rmtree(out)
-print(json.dumps({"peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
+with open("/proc/self/status") as status:
+    hwm = next(line for line in status if line.startswith("VmHWM:"))
+print(json.dumps({"peak": int(hwm.split()[1]) * 1024}))
 """
 
 
 def refined_file(samples: Path, out: Path) -> Path:
     """``samples`` audited, fixed and reaudited as a refine stage's output, built in Arrow."""
     table = pq.read_table(samples)
+    read = content_hash(table)  # what the stage read
     rows = np.arange(table.num_rows)
     fixed = pa.array(rows % 20 == 7)
     failing = pa.array(rows % 10 == 3)
@@ -76,8 +81,7 @@ def refined_file(samples: Path, out: Path) -> Path:
     )
     record = read_record(samples)
     assert record is not None
-    source = pq.read_table(samples)
-    stage = record.with_stage("refine", samples, table.num_rows, input_hash=content_hash(source))
+    stage = record.with_stage("refine", samples, table.num_rows, input_hash=read)
     pq.write_table(table.replace_schema_metadata(stage.metadata()), out)
     return out
 
@@ -97,16 +101,20 @@ def main() -> None:
     """Make the refined file, measure the floor and each case, print the ratios."""
     parser = options(__doc__ or "", repeats=1)
     parser.add_argument("--cases", nargs="+", choices=list(CASES), default=list(CASES))
+    parser.add_argument("--folder", type=Path, help="keep the files here (default: a temporary)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp)
-        source = folder / "source.parquet"
-        pq.write_table(
-            replicated(args.realdata, "hellaswag/hub_validation.parquet", args.rows), source
-        )
-        samples = folder / "samples.parquet"
-        write_parquet(load("hellaswag", data_files=str(source)), samples)
-        refined = refined_file(samples, folder / "refined.parquet")
+        folder = args.folder or Path(tmp)
+        folder.mkdir(parents=True, exist_ok=True)
+        refined = folder / f"refined-{args.rows}.parquet"
+        if not refined.is_file():
+            source = folder / "source.parquet"
+            table = replicated(args.realdata, "hellaswag/hub_validation.parquet", args.rows)
+            pq.write_table(table, source)
+            del table
+            samples = folder / f"samples-{args.rows}.parquet"
+            write_parquet(stream("hellaswag", data_files=str(source)), samples)
+            refined_file(samples, refined)
         floors: list[int] = []
         peaks: dict[str, list[int]] = {name: [] for name in args.cases}
         for _ in range(args.repeats):
