@@ -733,6 +733,28 @@ def test_rows_rejected_at_conversion_are_source_rows_accounted_for(
     assert "rejected at conversion 1" in (out / "README.md").read_text()
 
 
+@pytest.mark.parametrize("slice_rows", [65_536, 6, 1])  # read whole, or a few rows at a time
+@pytest.mark.parametrize("policy", ["replace", "original", "drop"])
+def test_the_export_record_numbers_rows_as_published_and_has_a_line_for_each_rejected_row(
+    tmp_path: Path, policy: str, slice_rows: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("sdvm_hf.exporter._rows.SLICE_ROWS", slice_rows)
+    assert main(["convert", "mmlu", "--data-files", str(PRO), "--split", "test",
+                 "--on-error", "skip", "-o", str(tmp_path / "pro.parquet")]) == 0  # fmt: skip
+    export(tmp_path / "pro.parquet", tmp_path / "out", policy=policy)
+    text = (tmp_path / "out" / "export-record.jsonl").read_text(encoding="utf-8")
+    lines = [json.loads(line) for line in text.splitlines()]
+    assert [line["row"] for line in lines] == list(range(8))  # row 6 rejected, in its place
+    rejected = lines[6]
+    assert rejected["status"] == ("dropped" if policy == "drop" else "rejected")
+    assert rejected["sdvm_status"] == "rejected"
+    assert rejected["reason"].startswith("rejected at conversion: too_few_choices in 'options'")
+    assert all(line["status"] == "kept" for line in lines if line["row"] != 6)
+    if policy != "drop":  # each line's row is the published row
+        table = pq.read_table(next((tmp_path / "out").glob("default/test-*.parquet")))
+        assert table.num_rows == len(lines) and len(table["options"][6]) == 1
+
+
 def test_rejected_rows_whose_file_is_gone_are_refused_not_lost(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

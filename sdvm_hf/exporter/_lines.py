@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -11,7 +12,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["RowLine", "write_lines", "write_lines_by_row"]
+__all__ = ["RowLine", "published_row", "write_lines", "write_lines_by_row", "write_rows_among"]
 
 _LINE_BLOCK = 1 << 20
 """Rows whose plain record lines are built at once (about 150 MB of text)."""
@@ -96,3 +97,46 @@ def write_lines_by_row(
     """:func:`write_lines` one line at a time (the reference)."""
     text = [special.get(row) or rows.line(row) for row in range(first, first + count)]
     lines.write("".join(text).encode("utf-8"))
+
+
+def write_rows_among(
+    lines: BinaryIO,
+    rows: RowLine,
+    span: tuple[int, int],
+    special: dict[int, str],
+    inserted: Sequence[tuple[int, str]],
+    by_row: bool = False,
+) -> None:
+    """The lines of the sample rows ``span`` (first, count), with ``inserted`` lines among them.
+
+    ``inserted`` holds, in order, lines of rows that are not samples (the rows rejected at
+    conversion, published in place) and the sample row each goes before; each sample row is
+    numbered by its place in the published split (its row plus the lines inserted before it:
+    :func:`published_row`), as its ``special`` line (keyed by sample row) already says. An
+    inserted line before a row past the span is left to the next span (or to the end).
+    """
+    write = write_lines_by_row if by_row else write_lines
+    before = [row for row, _ in inserted]
+    first, count = span
+    start, stop = first, first + count
+    at = bisect.bisect_left(before, start)  # those before ``start`` came with earlier rows
+    while True:
+        end = before[at] if at < len(before) and before[at] < stop else stop
+        if end > start:
+            here = {row + at: text for row, text in special.items() if start <= row < end}
+            write(lines, rows, end - start, here, start + at)
+        if end == stop:
+            return
+        lines.write(inserted[at][1].encode("utf-8"))
+        at, start = at + 1, end
+
+
+def published_row(row: int, before: Sequence[int]) -> int:
+    """Sample row ``row``'s place in the published split, rows inserted before some.
+
+    ``before`` holds, in order, the sample row each inserted row goes before.
+
+    >>> published_row(5, [2, 9]), published_row(1, [2, 9]), published_row(2, [2, 2])
+    (6, 1, 4)
+    """
+    return row + bisect.bisect_right(before, row)

@@ -22,7 +22,7 @@ from sdvm_hf.exporter._layout import (
     layout_schema,
     layout_table,
 )
-from sdvm_hf.exporter._lines import RowLine, write_lines, write_lines_by_row
+from sdvm_hf.exporter._lines import RowLine, published_row, write_rows_among
 from sdvm_hf.exporter._rejected import rejected_rows, with_rejected
 from sdvm_hf.exporter._stream import SLICE_ROWS, open_input, originals_of
 from sdvm_hf.exporter._types import Counts, ExportError, Part
@@ -104,6 +104,9 @@ class _Split:
     """The layout's Arrow schema (:func:`layout_schema`), where known."""
     labels: dict[str, list[str]] = field(default_factory=dict)
     """The layout's ClassLabel columns (:func:`class_labels`)."""
+    inserted: list[tuple[int, str]] = field(default_factory=list)
+    """The record lines of the rejected rows published in place, each after the sample row
+    it goes before (:meth:`Rejected.lines`)."""
 
 
 def export_part(
@@ -127,7 +130,13 @@ def export_part(
     labels = class_labels(part)
     # a file whose layout's types are not known is typed from all its rows at once
     rows = SLICE_ROWS if schema is not None else max(current.count, 1)
-    done = _Split(schema=schema, labels=labels)
+    # the rows rejected at conversion: their record lines go among the others, in place
+    rejected = rejected_rows(part)
+    fate = "dropped" if policy.drops_failing else "rejected"
+    inserted = rejected.lines(
+        RowLine(part.config, part.split), fate if rejected.publishable else "not published"
+    )
+    done = _Split(schema=schema, labels=labels, inserted=inserted)
     first = 0
     theirs = originals.slices(rows) if originals is not None else None
     for now in current.slices(rows):
@@ -135,6 +144,9 @@ def export_part(
         _export_slice(part, (policy, only, annotate, method, own), lines, done, first, now, then)
         first += now.num_rows
     count = first
+    for before, text in inserted:  # the rejected rows after the last sample
+        if before >= count:
+            lines.write(text.encode("utf-8"))
     tally = Counts(rows_in=count)
     for outcome in done.counted.values():
         if outcome != "kept":
@@ -148,7 +160,6 @@ def export_part(
     if annotate:
         table = annotated(part, table, keep, done.statuses, done.failed, done.changed, done.before)
     values = sorted(done.configs)
-    rejected = rejected_rows(part)
     tally.rejected = len(rejected.rows)
     tally.rows_in += tally.rejected
     if rejected.rows and not policy.drops_failing:
@@ -221,6 +232,7 @@ def _export_slice(
     special: dict[int, str] = {}
     keep = np.ones(count, dtype=bool)
     line = RowLine(part.config, part.split)
+    inserted_before = [before for before, _ in done.inserted]
     for local in sorted({*failed, *changed, *why}):
         row = first + local
         status = DROP.outcome(local in failed, local in changed)
@@ -230,9 +242,14 @@ def _export_slice(
             done.failed[row] = failed[local]
         keep[local] = kept_as != "dropped"
         special[row] = line.line(
-            row, kept_as, status, failed.get(local, []), changed.get(local, []), why.get(local, "")
+            published_row(row, inserted_before),
+            kept_as,
+            status,
+            failed.get(local, []),
+            changed.get(local, []),
+            why.get(local, ""),
         )
-    (write_lines if method.in_place else write_lines_by_row)(lines, line, count, special, first)
+    write_rows_among(lines, line, (first, count), special, done.inserted, not method.in_place)
 
     def before() -> pa.Table:
         return _interleave(published_fast, before_table, fast_rows, slow_rows)
