@@ -826,6 +826,9 @@ def test_a_shuffled_file_exports_its_letters_following_and_its_record_names_the_
     record = read_record(tmp_path / "s.parquet")
     assert record is not None and record.shuffle == {"seed": 11}
     export(tmp_path / "s.parquet", tmp_path / "out")
+    card = (tmp_path / "out" / "README.md").read_text(encoding="utf-8")
+    assert "choices of `default/test` (seed 11) were shuffled at conversion: they are " in card
+    assert "published in the shuffled order" in card
     rows = exported_table(tmp_path / "out", "default", "test").to_pylist()
     assert all(r["answer"] == "ABCDEFGHIJ"[r["answer_index"]] for r in rows)  # letters follow
     by_id = {r["question_id"]: r for r in source}
@@ -839,6 +842,12 @@ def test_a_shuffled_file_exports_its_letters_following_and_its_record_names_the_
     export(tmp_path / "s.parquet", tmp_path / "orig", policy="original")
     originals = exported_table(tmp_path / "orig", "default", "test").to_pylist()
     assert originals == source[:6] + source[7:]  # the source's own order, row 6 never converted
+    card = (tmp_path / "orig" / "README.md").read_text(encoding="utf-8")
+    assert "(seed 11) were shuffled at conversion: they are published in the source's" in card
+    unshuffled = (tmp_path / "u.parquet", tmp_path / "u-out")
+    write_parquet(load("mmlu", None, "test", data_files=str(PRO), on_error="skip"), unshuffled[0])
+    export(*unshuffled)
+    assert "shuffled" not in (unshuffled[1] / "README.md").read_text(encoding="utf-8")
 
 
 def test_one_export_at_a_time_into_a_folder_the_second_names_the_first(tmp_path: Path) -> None:
