@@ -941,6 +941,28 @@ def test_an_original_made_again_since_the_stages_is_refused_never_published(
     )
 
 
+def test_a_record_without_a_content_hash_is_trusted_and_said_to_be(tmp_path: Path) -> None:
+    from sdvm_hf.record import content_hash
+
+    source = convert("hellaswag", HELLASWAG, "validation", tmp_path / "s.parquet")
+    older = refined(source, tmp_path / "r.parquet", {0: {"context": "A new stem"}})
+    assert read_record(older).stages[1].input_hash is None  # type: ignore[union-attr]
+    for policy in ("original", "replace"):
+        result = export(older, tmp_path / policy, policy=policy)
+        said = "default/validation: its record (from an older sdvm_hf) holds no content hash"
+        assert [note for note in result.notes if said in note]
+        assert f"Note: {said}" in (tmp_path / policy / "README.md").read_text(encoding="utf-8")
+    record = read_record(older)
+    assert record is not None
+    checked = replace(
+        record, stages=(record.stages[0], replace(record.stages[1], input_hash=content_hash(
+            read_samples(source).table)))
+    )  # fmt: skip
+    table = pq.read_table(older)
+    pq.write_table(table.replace_schema_metadata(checked.metadata()), tmp_path / "c.parquet")
+    assert export(tmp_path / "c.parquet", tmp_path / "checked", policy="original").notes == []
+
+
 def hand_edited(path: Path, row: int, column: str, value: Any) -> Path:
     """The sample file with one cell changed by hand (pyarrow), its record kept."""
     table = pq.read_table(path)

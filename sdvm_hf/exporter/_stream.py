@@ -93,7 +93,8 @@ def originals_of(
     """Whether the file is its own original (a convert output); else its original rows.
 
     The original rows are those before the stages, or ``None`` when they are not found; then
-    a note says the counts cannot tell the changed rows (a file with stages).
+    a note says the counts cannot tell the changed rows (a file with stages). A record from
+    before the stages kept a content hash of what they read is trusted, and a note says so.
     """
     original_path = None if part.record is None else part.record.convert_output(part.path)
     if original_path is not None and original_path.resolve() == part.path.resolve():
@@ -129,4 +130,11 @@ def originals_of(
             f"{part.path} has {current.count} rows, its original {original_path} "
             f"{originals.count}: a stage must keep every row"
         )
-    return False, originals, ""
+    unchecked = (
+        f"{part.name}: its record (from an older sdvm_hf) holds no content hash of the rows its "
+        f"first stage read, so {original_path.name}, the convert output they started from, "
+        "could not be checked and was taken as found: run the stages again to have it checked"
+        if staged and read is None
+        else ""
+    )
+    return False, originals, unchecked
