@@ -909,6 +909,14 @@ def test_layout_into_a_layout_whose_columns_the_rows_lack_is_refused(tmp_path: P
     ):
         export(source, tmp_path / "out", layout="mmlu_pro")
     assert not (tmp_path / "out").exists()
+    # every column they lack, and what they have: the layout's, not only its signature's
+    with pytest.raises(ExportError) as raised:
+        export(source, tmp_path / "out", layout="mmlu_pro")
+    said = str(raised.value)
+    assert "they lack question_id, answer, cot_content, category, src (its columns are " in said
+    assert "the rows, read in the cais layout, have subject, question, options, answer_index" in (
+        said
+    )
 
 
 def test_an_original_made_again_since_the_stages_is_refused_never_published(
