@@ -8,10 +8,9 @@ from typing import Any, BinaryIO, NamedTuple
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from sdvm_hf.arrow.sequence import SampleSequence
-from sdvm_hf.convert.inverse import EncodeError, published_table
+from sdvm_hf.convert.inverse import EncodeError
 from sdvm_hf.exporter._annotate import annotated
 from sdvm_hf.exporter._layout import (
     check_labels,
@@ -25,11 +24,15 @@ from sdvm_hf.exporter._layout import (
 from sdvm_hf.exporter._lines import RowLine, published_row, write_rows_among
 from sdvm_hf.exporter._rejected import rejected_rows, with_rejected
 from sdvm_hf.exporter._stream import SLICE_ROWS, open_input, originals_of
+from sdvm_hf.exporter._tables import encode, interleave, shuffled, unchanged
 from sdvm_hf.exporter._types import Counts, ExportError, Part
 from sdvm_hf.exporter.policy import DROP, Policy
 from sdvm_hf.samples import MultipleChoiceSample
 from sdvm_hf.shuffle import ORDER_KEY, unshuffled
 from sdvm_hf.verdicts import failing_rows
+
+_encode = encode
+"""The table form batch by batch (:func:`._tables.encode`), which the tests hold to a copy."""
 
 
 def _publish(
@@ -189,17 +192,17 @@ def _export_slice(
     count = current.num_rows
     schema, labels = done.schema, done.labels
     fast = np.zeros(count, dtype=bool)
-    if not method.table_form or _shuffled(current):
+    if not method.table_form or shuffled(current):
         pass  # every row through the row form (a shuffle moved derived columns' answers too)
     elif schema is not None and own:  # a convert output: every row as it was converted
         fast = np.ones(count, dtype=bool)
     elif schema is not None and originals is not None:
-        fast = _unchanged(current, originals)
+        fast = unchanged(current, originals)
     fast_rows = np.flatnonzero(fast)
     published_fast = None
     if len(fast_rows):
         chosen = current if fast.all() else current.take(fast_rows)
-        published_fast = _encode(part, chosen, schema, method.in_place)
+        published_fast = encode(part, chosen, schema, method.in_place)
         if published_fast is not None and part.preset is not None and part.preset.stale:
             stale = part.preset.stale(published_fast).to_numpy(zero_copy_only=False)
             if stale.any():  # edited by hand: through the follow rule, as a fix goes
@@ -214,7 +217,7 @@ def _export_slice(
     published_slow, before_slow, changed_slow, why_slow = _row_form(
         part, current, originals, slow_rows, labels, first
     )
-    published = _interleave(
+    published = interleave(
         published_fast, layout_table(part, published_slow, schema), fast_rows, slow_rows
     )
     check_layout_columns(part, published)
@@ -252,7 +255,7 @@ def _export_slice(
     write_rows_among(lines, line, (first, count), special, done.inserted, not method.in_place)
 
     def before() -> pa.Table:
-        return _interleave(published_fast, before_table, fast_rows, slow_rows)
+        return interleave(published_fast, before_table, fast_rows, slow_rows)
 
     table = before() if policy.publishes_original else published
     done.configs.update(config_values(part, table))
@@ -263,41 +266,6 @@ def _export_slice(
     if annotate and changed:  # the changed rows' values before the stages, where kept
         kept = [p for p, row in enumerate(slow_rows.tolist()) if row in changed and keep[row]]
         done.before.append(before_table.take(pa.array(kept, pa.int64())))
-
-
-def _encode(
-    part: Part, table: pa.Table, schema: pa.Schema | None, in_place: bool
-) -> pa.Table | None:
-    """:func:`published_table` batch by batch: each batch's columns are read in place, not copied.
-
-    Every reason the table form gives ``None`` is a row's (or a type's, the same in every
-    batch), so the batches give ``None`` exactly where the whole table would.
-    """
-    batches = table.to_batches()
-    if len(batches) <= 1 or not in_place:
-        return published_table(part.mapping, table, schema)
-    pieces = []
-    for batch in batches:
-        piece = published_table(part.mapping, pa.Table.from_batches([batch]), schema)
-        if piece is None:
-            return None
-        pieces.append(piece)
-    return pa.concat_tables(pieces)
-
-
-def _unchanged(now: pa.Table, then: pa.Table) -> np.ndarray:
-    """The rows whose context, choices and answer are what they were."""
-    same = pc.and_(
-        pc.equal(now.column("context"), then.column("context")),
-        pc.equal(now.column("answer_index"), then.column("answer_index")),
-    )
-    for table in (now, then):
-        if table.column("choices").null_count:
-            return np.zeros(len(now), dtype=bool)
-    joined = [pc.binary_join(t.column("choices"), "\x1f") for t in (now, then)]
-    counts = [pc.list_value_length(t.column("choices")) for t in (now, then)]
-    same = pc.and_(same, pc.and_(pc.equal(*joined), pc.equal(*counts)))
-    return np.asarray(pc.fill_null(same, False).to_numpy(zero_copy_only=False), dtype=bool)
 
 
 def _row_form(
@@ -339,30 +307,9 @@ def _row_form(
     return published, before, changed, why
 
 
-def _shuffled(samples: pa.Table) -> bool:
-    """Whether the samples' choices were shuffled (their ``extra`` keeps the original order)."""
-    extra = samples.schema.field("extra").type
-    if pa.types.is_struct(extra):
-        return bool(extra.get_field_index(ORDER_KEY) >= 0)
-    found = pc.match_substring(samples["extra"], f'"{ORDER_KEY}"')  # JSON text
-    return bool(pc.any(found).as_py())
-
-
 def _without_order(sample: MultipleChoiceSample) -> MultipleChoiceSample:
     """The sample as published: the shuffle's record of the original order is not a column."""
     if ORDER_KEY not in sample.extra:
         return sample
     extra = {key: value for key, value in sample.extra.items() if key != ORDER_KEY}
     return sample.model_copy(update={"extra": extra})
-
-
-def _interleave(
-    fast: pa.Table | None, slow: pa.Table, fast_rows: np.ndarray, slow_rows: np.ndarray
-) -> pa.Table:
-    """The rows of both tables back in their input order."""
-    if fast is None or not len(fast_rows):
-        return slow
-    if not len(slow_rows):
-        return fast
-    order = np.argsort(np.concatenate([fast_rows, slow_rows]), kind="stable")
-    return pa.concat_tables([fast, slow.cast(fast.schema)]).take(pa.array(order))
