@@ -50,8 +50,9 @@ def annotated(
                     at[published_at[row]] = index
             picks = pa.array(at, mask=at < 0)  # a null pick: null (no original to give)
             values = originals.column(column).take(picks).combine_chunks()
-            # typed as the published column (a list's item named as the file names it)
-            kind = table.schema.field(column).type
+            # typed as the published column's values are (a list's item named as they name it)
+            published = table.column(column)
+            kind = published.chunk(0).type if published.num_chunks else published.type
             table = table.append_column(pa.field(f"original_{column}", kind), values)
         features = hf_features(table.schema)
         if features is not None:  # an original is typed as its column: MMLU's ClassLabel too
