@@ -106,12 +106,41 @@ def _type_text(kind: pa.DataType) -> str:
     return str(kind)
 
 
+class TableHasher:
+    """:func:`table_hash` of tables fed one after another, as if they were one (a file's batches).
+
+    Each table must have the first one's column names and types.
+    """
+
+    def __init__(self) -> None:
+        self.rows = 0
+        self.names: list[str] | None = None
+        self.types: list[str] = []
+        self.columns: list[_Column] = []
+
+    def update(self, table: pa.Table) -> None:
+        """Feed ``table``'s rows, after those fed before."""
+        if self.names is None:
+            self.names = list(table.column_names)
+            self.types = [_type_text(column.type) for column in table.columns]
+            self.columns = [_Column() for _ in table.columns]
+        elif table.column_names != self.names:
+            raise ValueError(f"columns {table.column_names} after {self.names}")
+        self.rows += table.num_rows
+        for streams, column in zip(self.columns, table.columns, strict=True):
+            for chunk in column.chunks:
+                _feed(streams, "", chunk)
+
+    def hexdigest(self) -> str:
+        """The hash of every row fed, in order."""
+        top = hashlib.sha256(f"{self.rows}\n".encode())
+        for name, kind, streams in zip(self.names or [], self.types, self.columns, strict=True):
+            top.update(f"{name!r}\n{kind}\n{streams.digest()}\n".encode())
+        return top.hexdigest()
+
+
 def table_hash(table: pa.Table) -> str:
     """A SHA-256 of ``table``'s column names, types, row count and every value, in order."""
-    top = hashlib.sha256(f"{table.num_rows}\n".encode())
-    for name, column in zip(table.column_names, table.columns, strict=True):
-        streams = _Column()
-        for chunk in column.chunks:
-            _feed(streams, "", chunk)
-        top.update(f"{name!r}\n{_type_text(column.type)}\n{streams.digest()}\n".encode())
-    return top.hexdigest()
+    hasher = TableHasher()
+    hasher.update(table)
+    return hasher.hexdigest()

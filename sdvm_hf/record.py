@@ -28,7 +28,7 @@ import base64
 import json
 import os
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -37,7 +37,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sdvm_hf._atomic import block_signals_in_this_thread
-from sdvm_hf._hash import table_hash
+from sdvm_hf._hash import TableHasher, table_hash
 from sdvm_hf.errors import InputError
 
 __all__ = [
@@ -50,6 +50,7 @@ __all__ = [
     "arrow_schema",
     "arrow_schema_text",
     "content_hash",
+    "content_hash_of",
     "file_entries_in_background",
     "file_entry",
     "hf_features",
@@ -384,6 +385,19 @@ def content_hash(table: pa.Table) -> str:
     False
     """
     return table_hash(table)
+
+
+def content_hash_of(tables: Iterable[pa.Table]) -> str:
+    """:func:`content_hash` of the tables one after another, holding one at a time.
+
+    >>> t = pa.table({"x": ["a", "bc", None]})
+    >>> content_hash_of([t.slice(0, 2), t.slice(2)]) == content_hash(t)
+    True
+    """
+    hasher = TableHasher()
+    for table in tables:
+        hasher.update(table)
+    return hasher.hexdigest()
 
 
 def read_record(path: str | os.PathLike[str]) -> Record | None:

@@ -733,6 +733,28 @@ def test_rows_rejected_at_conversion_are_source_rows_accounted_for(
     assert "rejected at conversion 1" in (out / "README.md").read_text()
 
 
+@pytest.mark.parametrize("slice_rows", [65_536, 6, 1])  # read whole, or a few rows at a time
+@pytest.mark.parametrize("policy", ["replace", "original", "drop"])
+def test_the_export_record_numbers_rows_as_published_and_has_a_line_for_each_rejected_row(
+    tmp_path: Path, policy: str, slice_rows: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("sdvm_hf.exporter._rows.SLICE_ROWS", slice_rows)
+    assert main(["convert", "mmlu", "--data-files", str(PRO), "--split", "test",
+                 "--on-error", "skip", "-o", str(tmp_path / "pro.parquet")]) == 0  # fmt: skip
+    export(tmp_path / "pro.parquet", tmp_path / "out", policy=policy)
+    text = (tmp_path / "out" / "export-record.jsonl").read_text(encoding="utf-8")
+    lines = [json.loads(line) for line in text.splitlines()]
+    assert [line["row"] for line in lines] == list(range(8))  # row 6 rejected, in its place
+    rejected = lines[6]
+    assert rejected["status"] == ("dropped" if policy == "drop" else "rejected")
+    assert rejected["sdvm_status"] == "rejected"
+    assert rejected["reason"].startswith("rejected at conversion: too_few_choices in 'options'")
+    assert all(line["status"] == "kept" for line in lines if line["row"] != 6)
+    if policy != "drop":  # each line's row is the published row
+        table = pq.read_table(next((tmp_path / "out").glob("default/test-*.parquet")))
+        assert table.num_rows == len(lines) and len(table["options"][6]) == 1
+
+
 def test_rejected_rows_whose_file_is_gone_are_refused_not_lost(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -804,6 +826,9 @@ def test_a_shuffled_file_exports_its_letters_following_and_its_record_names_the_
     record = read_record(tmp_path / "s.parquet")
     assert record is not None and record.shuffle == {"seed": 11}
     export(tmp_path / "s.parquet", tmp_path / "out")
+    card = (tmp_path / "out" / "README.md").read_text(encoding="utf-8")
+    assert "choices of `default/test` (seed 11) were shuffled at conversion: they are " in card
+    assert "published in the shuffled order" in card
     rows = exported_table(tmp_path / "out", "default", "test").to_pylist()
     assert all(r["answer"] == "ABCDEFGHIJ"[r["answer_index"]] for r in rows)  # letters follow
     by_id = {r["question_id"]: r for r in source}
@@ -817,6 +842,12 @@ def test_a_shuffled_file_exports_its_letters_following_and_its_record_names_the_
     export(tmp_path / "s.parquet", tmp_path / "orig", policy="original")
     originals = exported_table(tmp_path / "orig", "default", "test").to_pylist()
     assert originals == source[:6] + source[7:]  # the source's own order, row 6 never converted
+    card = (tmp_path / "orig" / "README.md").read_text(encoding="utf-8")
+    assert "(seed 11) were shuffled at conversion: they are published in the source's" in card
+    unshuffled = (tmp_path / "u.parquet", tmp_path / "u-out")
+    write_parquet(load("mmlu", None, "test", data_files=str(PRO), on_error="skip"), unshuffled[0])
+    export(*unshuffled)
+    assert "shuffled" not in (unshuffled[1] / "README.md").read_text(encoding="utf-8")
 
 
 def test_one_export_at_a_time_into_a_folder_the_second_names_the_first(tmp_path: Path) -> None:
@@ -878,6 +909,14 @@ def test_layout_into_a_layout_whose_columns_the_rows_lack_is_refused(tmp_path: P
     ):
         export(source, tmp_path / "out", layout="mmlu_pro")
     assert not (tmp_path / "out").exists()
+    # every column they lack, and what they have: the layout's, not only its signature's
+    with pytest.raises(ExportError) as raised:
+        export(source, tmp_path / "out", layout="mmlu_pro")
+    said = str(raised.value)
+    assert "they lack question_id, answer, cot_content, category, src (its columns are " in said
+    assert "the rows, read in the cais layout, have subject, question, options, answer_index" in (
+        said
+    )
 
 
 def test_an_original_made_again_since_the_stages_is_refused_never_published(
@@ -908,6 +947,28 @@ def test_an_original_made_again_since_the_stages_is_refused_never_published(
     assert "Note: default/validation: the rows its stages changed" in (
         (tmp_path / "out" / "README.md").read_text()
     )
+
+
+def test_a_record_without_a_content_hash_is_trusted_and_said_to_be(tmp_path: Path) -> None:
+    from sdvm_hf.record import content_hash
+
+    source = convert("hellaswag", HELLASWAG, "validation", tmp_path / "s.parquet")
+    older = refined(source, tmp_path / "r.parquet", {0: {"context": "A new stem"}})
+    assert read_record(older).stages[1].input_hash is None  # type: ignore[union-attr]
+    for policy in ("original", "replace"):
+        result = export(older, tmp_path / policy, policy=policy)
+        said = "default/validation: its record (from an older sdvm_hf) holds no content hash"
+        assert [note for note in result.notes if said in note]
+        assert f"Note: {said}" in (tmp_path / policy / "README.md").read_text(encoding="utf-8")
+    record = read_record(older)
+    assert record is not None
+    checked = replace(
+        record, stages=(record.stages[0], replace(record.stages[1], input_hash=content_hash(
+            read_samples(source).table)))
+    )  # fmt: skip
+    table = pq.read_table(older)
+    pq.write_table(table.replace_schema_metadata(checked.metadata()), tmp_path / "c.parquet")
+    assert export(tmp_path / "c.parquet", tmp_path / "checked", policy="original").notes == []
 
 
 def hand_edited(path: Path, row: int, column: str, value: Any) -> Path:

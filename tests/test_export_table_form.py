@@ -6,7 +6,8 @@ for the table form, every line of the record built one by one, the kept rows cop
 place, the card sized from the copy. The in-place export (the table form batch by batch on
 the file's own buffers, the plain lines built in Arrow, no copy when nothing is dropped, the
 card's sizes counted) must give the same folder on any file: unchanged, fixed, audited,
-dropped, annotated, read in many chunks, or edited by hand into a file that is refused.
+dropped, annotated, read in many chunks, or edited by hand into a file that is refused; and
+exported a slice of a few rows at a time, as one slice.
 ``Method(table_form=False)`` sends every row through the row form: the same tables and lines.
 """
 
@@ -241,6 +242,14 @@ def test_the_in_place_export_gives_the_copying_exports_folder(
             options["drop_if"] = ()  # it would do nothing there: refused (tested in test_export)
     in_place, copied = both_ways("in_place", path, tmp / "out", **options)
     assert in_place == copied
+    # read and exported a few rows at a time (a slice of the input, and of its original):
+    # the same folder as in one slice
+    slice_rows = data.draw(st.integers(1, count + 1), label="slice rows")
+    with monkeypatch.context() as patched:
+        patched.setattr("sdvm_hf.exporter._rows.SLICE_ROWS", slice_rows)
+        sliced, sliced_copied = both_ways("in_place", path, tmp / "out", **options)
+    assert sliced == in_place
+    assert sliced_copied == copied
     by_table, by_row = both_ways("table_form", path, tmp / "out", **options)
     assert by_table == in_place
     if options.get("annotate"):

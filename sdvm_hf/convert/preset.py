@@ -43,6 +43,9 @@ class Publication:
     config: str | None = None
     """The configuration the upstream publishes the rows under, when it is not the preset's
     (``None``: the preset's rule)."""
+    columns: tuple[str, ...] = ()
+    """The upstream's columns in order, where the preset knows them but not their features:
+    rows exported into this layout from another must have each (``()``: not known)."""
 
 
 @dataclass(frozen=True)

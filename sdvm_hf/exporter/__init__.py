@@ -10,7 +10,7 @@ The folder::
 
     README.md                         the card: configs, features, provenance, counts
     <config>/<split>-00000-of-00001.parquet
-    export-record.jsonl               one line per input row: status, reason, changed columns
+    export-record.jsonl               one line per source row: status, reason, changed columns
     sdvm_hf-export.json               the totals, and the mark of an earlier export
 
 Policies: ``replace`` (every row, fixed text where a fix changed it), ``drop`` (the rows whose

@@ -155,6 +155,16 @@ def card(parts: list[Part], written: list[tuple[str, str, pa.Table, int]], resul
         sources.append(
             f"- `{part.name}` from `{part.path.name}`: {where}; stages: {' -> '.join(steps)}"
         )
+    shuffled = [
+        f"`{part.name}` (seed {part.record.shuffle.get('seed')})"
+        for part in parts
+        if part.record is not None and part.record.shuffle is not None
+    ]
+    order = (
+        "they are published in the source's own order"
+        if result.policy == "original"
+        else "they are published in the shuffled order, the answer following its choice"
+    )
     counts = result.total
     name = first.preset.name if first.preset is not None else first.mapping.dataset
     body = [
@@ -173,6 +183,11 @@ def card(parts: list[Part], written: list[tuple[str, str, pa.Table, int]], resul
                 "(`datasets` cannot load a split of no rows).",
             ]
             if result.not_written
+            else []
+        ),
+        *(
+            ["", f"The choices of {', '.join(shuffled)} were shuffled at conversion: {order}."]
+            if shuffled
             else []
         ),
         *(["", *(f"Note: {note}." for note in result.notes)] if result.notes else []),

@@ -239,7 +239,11 @@ def _functions(value: Any, functions: dict[str, str]) -> Any:
 
 
 def _dropped(record: Path) -> dict[tuple[str, str], list[int]]:
-    """The rows the export dropped, by ``(config, split)``: their rows in the sample files."""
+    """The rows the export dropped, by ``(config, split)``: their places in the split.
+
+    A place counts the rows rejected at conversion among the samples (the record numbers
+    them so where their file is known, and gives them lines of their own).
+    """
     found: dict[tuple[str, str], list[int]] = {}
     with record.open(encoding="utf-8") as lines:
         for line in lines:
@@ -281,7 +285,7 @@ def _exclude(
     samples = pq.read_metadata(part.path).num_rows
     places = np.setdiff1d(np.arange(samples + len(rejected.rows)), rejected.positions)
     rows = dropped.get((part.config, part.split), [])
-    gone = sorted([int(places[row]) for row in rows] + list(rejected.positions))
+    gone = sorted({*rows, *rejected.positions})  # the record's rows are places already
     if config != part.config:  # a subject cut from MMLU's 'all': counted within it
         if first and gone:
             return f"{part.path.name} is a slice of its split: a subject's places are not known"

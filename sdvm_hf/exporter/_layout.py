@@ -199,16 +199,23 @@ def check_layout_columns(part: Part, table: pa.Table) -> None:
     if known is not None:
         missing = [c for c in known if c not in columns]
         unknown = [c for c in columns if c not in known]
-    else:
+        wants = f"its columns are {', '.join(known)}"
+    elif preset.publication(part.layout).columns:  # its columns, not their types
+        upstream = preset.publication(part.layout).columns
+        missing, unknown = [c for c in upstream if c not in columns], []
+        wants = f"its columns are {', '.join(upstream)}"
+    else:  # only the columns that tell the layout apart are known
         needed = dict(preset.signatures).get(part.layout, frozenset())
         missing, unknown = sorted(needed - set(columns)), []
+        wants = f"it has at least {', '.join(sorted(needed))}"
     if missing or unknown:
         found = f"lack {', '.join(missing)}" if missing else ""
         extra = f"have {', '.join(unknown)}, which it does not" if unknown else ""
         raise ExportError(
             f"{part.path}: its rows cannot be published in the {part.layout} layout: they "
-            f"{' and '.join(x for x in (found, extra) if x)} (they were read in the "
-            f"{record.layout if record else 'unknown'} layout)"
+            f"{' and '.join(x for x in (found, extra) if x)} ({wants}; the rows, read in "
+            f"the {record.layout if record else 'unknown'} layout, have "
+            f"{', '.join(columns) or 'no column'})"
         )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -11,7 +12,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["RowLine", "write_lines", "write_lines_by_row"]
+__all__ = ["RowLine", "published_row", "write_lines", "write_lines_by_row", "write_rows_among"]
 
 _LINE_BLOCK = 1 << 20
 """Rows whose plain record lines are built at once (about 150 MB of text)."""
@@ -59,12 +60,15 @@ class RowLine:
         return before, after
 
 
-def write_lines(lines: BinaryIO, rows: RowLine, count: int, special: dict[int, str]) -> None:
+def write_lines(
+    lines: BinaryIO, rows: RowLine, count: int, special: dict[int, str], first: int = 0
+) -> None:
     """One line per row: the lines of ``special`` rows, and the plain kept line of the others.
 
-    The plain lines are built a block at a time in Arrow (the row number joined between the
-    fixed text around it, :meth:`RowLine.around`) and written from their buffer, a span
-    between special rows at once.
+    The rows are ``first`` to ``first + count - 1`` (a slice of a split at a time). The plain
+    lines are built a block at a time in Arrow (the row number joined between the fixed text
+    around it, :meth:`RowLine.around`) and written from their buffer, a span between special
+    rows at once.
     """
     head, tail = rows.around()
     prefix = pa.scalar(head, pa.large_string())
@@ -72,8 +76,8 @@ def write_lines(lines: BinaryIO, rows: RowLine, count: int, special: dict[int, s
     empty = pa.scalar("", pa.large_string())
     specials = sorted(special)
     at = 0  # the first row of specials not yet written
-    for start in range(0, count, _LINE_BLOCK):
-        stop = min(start + _LINE_BLOCK, count)
+    for start in range(first, first + count, _LINE_BLOCK):
+        stop = min(start + _LINE_BLOCK, first + count)
         numbers = pc.cast(pa.array(np.arange(start, stop, dtype=np.int64)), pa.large_string())
         text = pc.binary_join_element_wise(prefix, numbers, suffix, empty)
         offsets = np.frombuffer(text.buffers()[1], np.int64)[text.offset :]
@@ -87,7 +91,52 @@ def write_lines(lines: BinaryIO, rows: RowLine, count: int, special: dict[int, s
         lines.write(data[offsets[here - start] : offsets[stop - start]])
 
 
-def write_lines_by_row(lines: BinaryIO, rows: RowLine, count: int, special: dict[int, str]) -> None:
+def write_lines_by_row(
+    lines: BinaryIO, rows: RowLine, count: int, special: dict[int, str], first: int = 0
+) -> None:
     """:func:`write_lines` one line at a time (the reference)."""
-    text = [special.get(row) or rows.line(row) for row in range(count)]
+    text = [special.get(row) or rows.line(row) for row in range(first, first + count)]
     lines.write("".join(text).encode("utf-8"))
+
+
+def write_rows_among(
+    lines: BinaryIO,
+    rows: RowLine,
+    span: tuple[int, int],
+    special: dict[int, str],
+    inserted: Sequence[tuple[int, str]],
+    by_row: bool = False,
+) -> None:
+    """The lines of the sample rows ``span`` (first, count), with ``inserted`` lines among them.
+
+    ``inserted`` holds, in order, lines of rows that are not samples (the rows rejected at
+    conversion, published in place) and the sample row each goes before; each sample row is
+    numbered by its place in the published split (its row plus the lines inserted before it:
+    :func:`published_row`), as its ``special`` line (keyed by sample row) already says. An
+    inserted line before a row past the span is left to the next span (or to the end).
+    """
+    write = write_lines_by_row if by_row else write_lines
+    before = [row for row, _ in inserted]
+    first, count = span
+    start, stop = first, first + count
+    at = bisect.bisect_left(before, start)  # those before ``start`` came with earlier rows
+    while True:
+        end = before[at] if at < len(before) and before[at] < stop else stop
+        if end > start:
+            here = {row + at: text for row, text in special.items() if start <= row < end}
+            write(lines, rows, end - start, here, start + at)
+        if end == stop:
+            return
+        lines.write(inserted[at][1].encode("utf-8"))
+        at, start = at + 1, end
+
+
+def published_row(row: int, before: Sequence[int]) -> int:
+    """Sample row ``row``'s place in the published split, rows inserted before some.
+
+    ``before`` holds, in order, the sample row each inserted row goes before.
+
+    >>> published_row(5, [2, 9]), published_row(1, [2, 9]), published_row(2, [2, 2])
+    (6, 1, 4)
+    """
+    return row + bisect.bisect_right(before, row)

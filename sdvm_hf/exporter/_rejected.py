@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 
 import pyarrow as pa
 
+from sdvm_hf.exporter._lines import RowLine
 from sdvm_hf.exporter._types import ExportError, Part
 from sdvm_hf.record import file_entry
 from sdvm_hf.sources import parse_split
@@ -31,18 +32,32 @@ class Rejected(NamedTuple):
     publishable: bool
     """Whether they can be published: their rows are at hand (a conversion written by
     ``convert`` keeps them in its rejects file) in the layout they were read in."""
+    reasons: list[str]
+    """Why the conversion rejected each (what its rejects file says), for the export record."""
+
+    def lines(self, line: RowLine, status: str) -> list[tuple[int, str]]:
+        """Each row's export record line, with the sample row it goes before (in order).
+
+        ``status`` says what the export made of them: ``rejected`` (published as they were),
+        ``dropped`` (the drop policy) or ``not published``. None where their places are not
+        known (no file of them).
+        """
+        return [
+            (place - index, line.line(place, status, "rejected", reason=reason))
+            for index, (place, reason) in enumerate(zip(self.positions, self.reasons, strict=True))
+        ]
 
 
 def rejected_rows(part: Part) -> Rejected:
     """The rows the part's conversion rejected, as its record names them (none without one)."""
     record = part.record
     if record is None:
-        return Rejected([], [], True)
+        return Rejected([], [], True, [])
     path, count = record.rejects_file(part.path)
     if not count:
-        return Rejected([], [], True)
+        return Rejected([], [], True, [])
     if path is None:  # written from memory (write_parquet of a load): no file of them
-        return Rejected([], [{}] * count, False)
+        return Rejected([], [{}] * count, False, [])
     if not path.is_file():
         raise ExportError(
             f"{part.path}: its conversion rejected {count:,} source rows, and their file "
@@ -55,27 +70,37 @@ def rejected_rows(part: Part) -> Rejected:
             "differs: edited or made again since), so its rows cannot be published as the "
             "source's; convert again"
         )
-    found: list[tuple[int, dict[str, Any]]] = []
+    found: list[tuple[int, dict[str, Any], str]] = []
     with path.open(encoding="utf-8") as lines:
         for number, line in enumerate(lines, 1):
             if not line.strip():
                 continue
             try:
                 item = json.loads(line)
-                found.append((int(item["row"]), dict(item["original"])))
+                found.append((int(item["row"]), dict(item["original"]), _reason(item)))
             except (ValueError, KeyError, TypeError) as error:
                 raise ExportError(f"{path}, line {number}: not a reject record: {error}") from None
     if len(found) != count:
         raise ExportError(
             f"{path} holds {len(found):,} rejected rows, the record of {part.path} {count:,}"
         )
-    found.sort(key=lambda pair: pair[0])
-    twice = next((a for (a, _), (b, _) in itertools.pairwise(found) if a == b), None)
+    found.sort(key=lambda item: item[0])
+    twice = next((a[0] for a, b in itertools.pairwise(found) if a[0] == b[0]), None)
     if twice is not None:
         raise ExportError(f"{path} names row {twice} twice: not a conversion's rejects file")
     first = first_row(part)
-    positions = [row - first for row, _ in found]
-    return Rejected(positions, [row for _, row in found], part.layout == record.layout)
+    positions = [row - first for row, _, _ in found]
+    rows = [row for _, row, _ in found]
+    return Rejected(positions, rows, part.layout == record.layout, [r for _, _, r in found])
+
+
+def _reason(item: dict[str, Any]) -> str:
+    """A reject record's problem in one line: its kind, column, what was expected and got."""
+    kind, column = item.get("kind") or "rejected", item.get("column")
+    text = f"rejected at conversion: {kind}" + (f" in {column!r}" if column else "")
+    if item.get("expected") is not None:
+        text += f" (expected {item['expected']}, got {item.get('got')})"
+    return text
 
 
 def first_row(part: Part) -> int:

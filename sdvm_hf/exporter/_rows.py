@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any, BinaryIO, NamedTuple
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from sdvm_hf.arrow.sequence import SampleSequence
-from sdvm_hf.convert.inverse import EncodeError, published_table
+from sdvm_hf.convert.inverse import EncodeError
+from sdvm_hf.exporter._annotate import annotated
 from sdvm_hf.exporter._layout import (
     check_labels,
     check_layout_columns,
@@ -20,17 +20,19 @@ from sdvm_hf.exporter._layout import (
     label_problem,
     layout_schema,
     layout_table,
-    with_hf_features,
 )
-from sdvm_hf.exporter._lines import RowLine, write_lines, write_lines_by_row
+from sdvm_hf.exporter._lines import RowLine, published_row, write_rows_among
 from sdvm_hf.exporter._rejected import rejected_rows, with_rejected
+from sdvm_hf.exporter._stream import SLICE_ROWS, open_input, originals_of
+from sdvm_hf.exporter._tables import encode, interleave, shuffled, unchanged
 from sdvm_hf.exporter._types import Counts, ExportError, Part
 from sdvm_hf.exporter.policy import DROP, Policy
-from sdvm_hf.files import read_samples
-from sdvm_hf.record import content_hash, hf_features
 from sdvm_hf.samples import MultipleChoiceSample
 from sdvm_hf.shuffle import ORDER_KEY, unshuffled
 from sdvm_hf.verdicts import failing_rows
+
+_encode = encode
+"""The table form batch by batch (:func:`._tables.encode`), which the tests hold to a copy."""
 
 
 def _publish(
@@ -84,6 +86,32 @@ class PartExport(NamedTuple):
     """What the counts cannot say (the rows the stages changed, when their start is gone)."""
 
 
+@dataclass
+class _Split:
+    """What the slices of one input file have given so far."""
+
+    tables: list[pa.Table] = field(default_factory=list)
+    """Each slice's published (or original) rows: the kept ones (all, for the reference)."""
+    keep: list[np.ndarray] = field(default_factory=list)
+    statuses: dict[int, str] = field(default_factory=dict)
+    counted: dict[int, str] = field(default_factory=dict)
+    failed: dict[int, list[str]] = field(default_factory=dict)
+    changed: dict[int, list[str]] = field(default_factory=dict)
+    """Sparse: most rows are as they were."""
+    why: dict[int, str] = field(default_factory=dict)
+    before: list[pa.Table] = field(default_factory=list)
+    """The rows before the stages of the changed rows kept (``--annotate``), in order."""
+    configs: set[str] = field(default_factory=set)
+    checks: set[str] = field(default_factory=set)
+    schema: pa.Schema | None = None
+    """The layout's Arrow schema (:func:`layout_schema`), where known."""
+    labels: dict[str, list[str]] = field(default_factory=dict)
+    """The layout's ClassLabel columns (:func:`class_labels`)."""
+    inserted: list[tuple[int, str]] = field(default_factory=list)
+    """The record lines of the rejected rows published in place, each after the sample row
+    it goes before (:meth:`Rejected.lines`)."""
+
+
 def export_part(
     part: Part,
     policy: Policy,
@@ -94,27 +122,87 @@ def export_part(
 ) -> PartExport:
     """The part's rows in its published layout under ``policy``, and what else is known.
 
-    The rows a fix left alone go back through the table form of the inverse half at once;
+    The input is read a slice at a time (with its original's same rows, see :mod:`._stream`):
+    the rows a fix left alone go back through the table form of the inverse half at once;
     the others one by one through the row form and the preset's follow rule. One line per
-    input row goes to ``lines`` (the record beside the data, UTF-8).
+    input row goes to ``lines`` (the record beside the data, UTF-8) as each slice is done.
     """
-    current = read_samples(part.path)
-    own, originals, note = _originals(part, current, policy, annotate)
-    count = len(current)
+    current = open_input(part.path)
+    own, originals, note = originals_of(part, current, policy, annotate)
     schema = layout_schema(part)
     labels = class_labels(part)
+    # a file whose layout's types are not known is typed from all its rows at once
+    rows = SLICE_ROWS if schema is not None else max(current.count, 1)
+    # the rows rejected at conversion: their record lines go among the others, in place
+    rejected = rejected_rows(part)
+    fate = "dropped" if policy.drops_failing else "rejected"
+    inserted = rejected.lines(
+        RowLine(part.config, part.split), fate if rejected.publishable else "not published"
+    )
+    done = _Split(schema=schema, labels=labels, inserted=inserted)
+    first = 0
+    theirs = originals.slices(rows) if originals is not None else None
+    for now in current.slices(rows):
+        then = None if theirs is None else next(theirs)
+        _export_slice(part, (policy, only, annotate, method, own), lines, done, first, now, then)
+        first += now.num_rows
+    count = first
+    for before, text in inserted:  # the rejected rows after the last sample
+        if before >= count:
+            lines.write(text.encode("utf-8"))
+    tally = Counts(rows_in=count)
+    for outcome in done.counted.values():
+        if outcome != "kept":
+            setattr(tally, outcome, getattr(tally, outcome) + 1)
+    tally.kept = count - tally.replaced - tally.dropped
+    tally.refused = len(done.why)
+    keep = np.concatenate(done.keep) if done.keep else np.ones(0, dtype=bool)
+    table = pa.concat_tables(done.tables)
+    if not method.in_place:  # the reference: every row copied into one chunk, then the kept
+        table = table.combine_chunks().filter(pa.array(keep))
+    if annotate:
+        table = annotated(part, table, keep, done.statuses, done.failed, done.changed, done.before)
+    values = sorted(done.configs)
+    tally.rejected = len(rejected.rows)
+    tally.rows_in += tally.rejected
+    if rejected.rows and not policy.drops_failing:
+        if rejected.publishable:
+            table = with_rejected(part, table, rejected)
+            values = config_values(part, table)
+        else:
+            tally.unpublished = tally.rejected
+    return PartExport(table, tally, values, done.checks, note)
+
+
+def _export_slice(
+    part: Part,
+    how: tuple[Policy, Sequence[str], bool, Method, bool],
+    lines: BinaryIO,
+    done: _Split,
+    first: int,
+    current: pa.Table,
+    originals: pa.Table | None,
+) -> None:
+    """Export the rows ``first`` on of the part (``current``, before the stages ``originals``).
+
+    ``how``: the policy, the checks that drop a row, ``annotate``, the method, and whether the
+    file is its own original (a convert output).
+    """
+    policy, only, annotate, method, own = how
+    count = current.num_rows
+    schema, labels = done.schema, done.labels
     fast = np.zeros(count, dtype=bool)
-    if not method.table_form or _shuffled(current):
+    if not method.table_form or shuffled(current):
         pass  # every row through the row form (a shuffle moved derived columns' answers too)
     elif schema is not None and own:  # a convert output: every row as it was converted
         fast = np.ones(count, dtype=bool)
     elif schema is not None and originals is not None:
-        fast = _unchanged(current, originals)
+        fast = unchanged(current, originals)
     fast_rows = np.flatnonzero(fast)
     published_fast = None
     if len(fast_rows):
-        chosen = current.table if fast.all() else current.table.take(fast_rows)
-        published_fast = _encode(part, chosen, schema, method.in_place)
+        chosen = current if fast.all() else current.take(fast_rows)
+        published_fast = encode(part, chosen, schema, method.in_place)
         if published_fast is not None and part.preset is not None and part.preset.stale:
             stale = part.preset.stale(published_fast).to_numpy(zero_copy_only=False)
             if stale.any():  # edited by hand: through the follow rule, as a fix goes
@@ -124,201 +212,75 @@ def export_part(
         if published_fast is None:
             fast[:], fast_rows = False, fast_rows[:0]
         else:  # rows as they were (a hand-edited file among them): refused, not published
-            check_labels(part, labels, published_fast, fast_rows)
+            check_labels(part, labels, published_fast, fast_rows + first)
     slow_rows = np.flatnonzero(~fast)
     published_slow, before_slow, changed_slow, why_slow = _row_form(
-        part, current, originals, slow_rows, labels
+        part, current, originals, slow_rows, labels, first
     )
-    published = _interleave(
+    published = interleave(
         published_fast, layout_table(part, published_slow, schema), fast_rows, slow_rows
     )
     check_layout_columns(part, published)
     before_table = layout_table(part, before_slow, schema)
-    changed: dict[int, list[str]] = {}  # sparse: most rows are as they were
+    changed: dict[int, list[str]] = {}  # by row of the slice; sparse
     why: dict[int, str] = {}
     for position, row in enumerate(slow_rows.tolist()):
         if changed_slow[position]:
-            changed[row] = changed_slow[position]
+            changed[row] = done.changed[first + row] = changed_slow[position]
         if why_slow[position]:
-            why[row] = why_slow[position]
-    failed, seen_checks = failing_rows(current.table, only)
+            why[row] = done.why[first + row] = why_slow[position]
+    failed, seen = failing_rows(current, only)
+    done.checks |= seen
     # the rows that are not plainly kept: their status, what this policy makes of them, lines
-    statuses: dict[int, str] = {}
-    counted: dict[int, str] = {}
     special: dict[int, str] = {}
-    for row in sorted({*failed, *changed, *why}):
-        status = DROP.outcome(row in failed, row in changed)
-        kept_as = policy.outcome(row in failed, row in changed)
-        statuses[row], counted[row] = status, kept_as
-        special[row] = RowLine(part.config, part.split).line(
-            row, kept_as, status, failed.get(row, []), changed.get(row, []), why.get(row, "")
-        )
-    (write_lines if method.in_place else write_lines_by_row)(
-        lines, RowLine(part.config, part.split), count, special
-    )
-    tally = Counts(rows_in=count)
-    for outcome in counted.values():
-        if outcome != "kept":
-            setattr(tally, outcome, getattr(tally, outcome) + 1)
-    tally.kept = count - tally.replaced - tally.dropped
-    tally.refused = len(why)
-    dropped = [row for row, outcome in counted.items() if outcome == "dropped"]
     keep = np.ones(count, dtype=bool)
-    keep[dropped] = False
+    line = RowLine(part.config, part.split)
+    inserted_before = [before for before, _ in done.inserted]
+    for local in sorted({*failed, *changed, *why}):
+        row = first + local
+        status = DROP.outcome(local in failed, local in changed)
+        kept_as = policy.outcome(local in failed, local in changed)
+        done.statuses[row], done.counted[row] = status, kept_as
+        if local in failed:
+            done.failed[row] = failed[local]
+        keep[local] = kept_as != "dropped"
+        special[row] = line.line(
+            published_row(row, inserted_before),
+            kept_as,
+            status,
+            failed.get(local, []),
+            changed.get(local, []),
+            why.get(local, ""),
+        )
+    write_rows_among(lines, line, (first, count), special, done.inserted, not method.in_place)
 
     def before() -> pa.Table:
-        return _interleave(published_fast, before_table, fast_rows, slow_rows)
+        return interleave(published_fast, before_table, fast_rows, slow_rows)
 
     table = before() if policy.publishes_original else published
-    values = config_values(part, table)
-    if dropped or not method.in_place:
+    done.configs.update(config_values(part, table))
+    if method.in_place and not keep.all():
         table = table.filter(pa.array(keep))
-    if annotate:
-        table = _annotated(part, table, keep, statuses, failed, changed, before)
-    rejected = rejected_rows(part)
-    tally.rejected = len(rejected.rows)
-    tally.rows_in += tally.rejected
-    if rejected.rows and not policy.drops_failing:
-        if rejected.publishable:
-            table = with_rejected(part, table, rejected)
-            values = config_values(part, table)
-        else:
-            tally.unpublished = tally.rejected
-    return PartExport(table, tally, values, seen_checks, note)
-
-
-def _encode(
-    part: Part, table: pa.Table, schema: pa.Schema | None, in_place: bool
-) -> pa.Table | None:
-    """:func:`published_table` batch by batch: each batch's columns are read in place, not copied.
-
-    Every reason the table form gives ``None`` is a row's (or a type's, the same in every
-    batch), so the batches give ``None`` exactly where the whole table would.
-    """
-    batches = table.to_batches()
-    if len(batches) <= 1 or not in_place:
-        return published_table(part.mapping, table, schema)
-    pieces = []
-    for batch in batches:
-        piece = published_table(part.mapping, pa.Table.from_batches([batch]), schema)
-        if piece is None:
-            return None
-        pieces.append(piece)
-    return pa.concat_tables(pieces)
-
-
-def _annotated(
-    part: Part,
-    table: pa.Table,
-    keep: np.ndarray,
-    statuses: dict[int, str],
-    failed: dict[int, list[str]],
-    changed: dict[int, list[str]],
-    before: Callable[[], pa.Table],
-) -> pa.Table:
-    """``table`` (the kept rows) with ``sdvm_status``, ``sdvm_failing``, ``original_<column>``.
-
-    ``original_<column>`` holds the value before the stages in the rows where that column
-    changed, and null in the others (and in a split where it changed nowhere).
-    """
-    columns = dict.fromkeys(name for names in changed.values() for name in names)
-    for name in ("sdvm_status", "sdvm_failing", *(f"original_{column}" for column in columns)):
-        if name in table.column_names:
-            raise ExportError(
-                f"{part.path}: --annotate would add the column {name!r}, which the "
-                f"{part.layout} layout already has; export without --annotate"
-            )
-    kept = np.flatnonzero(keep).tolist()
-    table = table.append_column("sdvm_status", pa.array([statuses.get(r, "kept") for r in kept]))
-    table = table.append_column(
-        "sdvm_failing", pa.array([failed.get(r, []) for r in kept], pa.list_(pa.string()))
-    )
-    if columns:
-        originals = before()
-        for column in columns:
-            where = np.zeros(len(keep), dtype=bool)
-            where[[row for row, names in changed.items() if column in names]] = True
-            values = originals.column(column).filter(pa.array(keep))
-            unchanged = pa.scalar(None, values.type)
-            table = table.append_column(
-                f"original_{column}", pc.if_else(pa.array(where[keep]), values, unchanged)
-            )
-        features = hf_features(table.schema)
-        if features is not None:  # an original is typed as its column: MMLU's ClassLabel too
-            originals_typed = {f"original_{c}": features[c] for c in columns if c in features}
-            table = with_hf_features(table, {**features, **originals_typed})
-    return table
-
-
-def _originals(
-    part: Part, current: SampleSequence, policy: Policy, annotate: bool
-) -> tuple[bool, SampleSequence | None, str]:
-    """Whether the file is its own original (a convert output); else its original rows.
-
-    The original rows are those before the stages, or ``None`` when they are not found; then
-    a note says the counts cannot tell the changed rows (a file with stages).
-    """
-    original_path = None if part.record is None else part.record.convert_output(part.path)
-    if original_path is not None and original_path.resolve() == part.path.resolve():
-        return True, None, ""
-    staged = part.record is not None and len(part.record.stages) > 1
-    unknown = (
-        f"{part.name}: the rows its stages changed are not known (the convert output they "
-        "started from is gone or was made again): its rows are published as the file holds "
-        "them, all counted as kept"
-        if staged
-        else ""
-    )
-    if original_path is None:
-        if policy.publishes_original or annotate:
-            raise ExportError(
-                f"{part.path}: the original rows are not found (its record names no convert "
-                "output that still exists), so the original policy and --annotate cannot run"
-            )
-        return False, None, unknown
-    originals = read_samples(original_path)
-    read = part.record.stages[1].input_hash if part.record and len(part.record.stages) > 1 else None
-    if read is not None and content_hash(originals.table) != read:
-        if not (policy.publishes_original or annotate):
-            return False, None, unknown  # neither published nor compared: said, not hidden
-        raise ExportError(
-            f"{original_path} is not the file the stages of {part.path} started from (its "
-            "content hash differs from what the first stage read: it was made again or "
-            "edited since), so its rows cannot be published or compared as the originals; "
-            "export with the replace or drop policy and no --annotate, or run the stages again"
-        )
-    if len(originals) != len(current):
-        raise ExportError(
-            f"{part.path} has {len(current)} rows, its original {original_path} "
-            f"{len(originals)}: a stage must keep every row"
-        )
-    return False, originals, ""
-
-
-def _unchanged(current: SampleSequence, originals: SampleSequence) -> np.ndarray:
-    """The rows whose context, choices and answer are what they were."""
-    now, then = current.table, originals.table
-    same = pc.and_(
-        pc.equal(now.column("context"), then.column("context")),
-        pc.equal(now.column("answer_index"), then.column("answer_index")),
-    )
-    for table in (now, then):
-        if table.column("choices").null_count:
-            return np.zeros(len(now), dtype=bool)
-    joined = [pc.binary_join(t.column("choices"), "\x1f") for t in (now, then)]
-    counts = [pc.list_value_length(t.column("choices")) for t in (now, then)]
-    same = pc.and_(same, pc.and_(pc.equal(*joined), pc.equal(*counts)))
-    return np.asarray(pc.fill_null(same, False).to_numpy(zero_copy_only=False), dtype=bool)
+    done.tables.append(table)
+    done.keep.append(keep)
+    if annotate and changed:  # the changed rows' values before the stages, where kept
+        kept = [p for p, row in enumerate(slow_rows.tolist()) if row in changed and keep[row]]
+        done.before.append(before_table.take(pa.array(kept, pa.int64())))
 
 
 def _row_form(
     part: Part,
-    current: SampleSequence,
-    originals: SampleSequence | None,
+    current: pa.Table,
+    originals: pa.Table | None,
     rows: np.ndarray,
     labels: dict[str, list[str]],
+    first: int,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[list[str]], list[str]]:
-    """The row form for ``rows``: published, before, the changed columns and the reasons."""
+    """The row form for ``rows`` (of a slice starting at row ``first``).
+
+    Each row's published values, its values before the stages, the changed columns and why
+    a fix was not applied (or ``""``).
+    """
     published: list[dict[str, Any]] = []
     before: list[dict[str, Any]] = []
     changed: list[list[str]] = []
@@ -326,12 +288,10 @@ def _row_form(
     if not len(rows):
         return published, before, changed, why
     indices = pa.array(rows)
-    mine = SampleSequence(current.table.take(indices), validate=False)
-    theirs = (
-        None if originals is None else SampleSequence(originals.table.take(indices), validate=False)
-    )
+    mine = SampleSequence(current.take(indices), validate=False)
+    theirs = None if originals is None else SampleSequence(originals.take(indices), validate=False)
     for position, sample in enumerate(mine):
-        row = int(rows[position])
+        row = first + int(rows[position])
         now, reason = _publish(part, _without_order(sample), row, labels)
         before_sample = sample if theirs is None else theirs[position]
         if theirs is None and ORDER_KEY not in sample.extra:
@@ -347,30 +307,9 @@ def _row_form(
     return published, before, changed, why
 
 
-def _shuffled(samples: SampleSequence) -> bool:
-    """Whether the samples' choices were shuffled (their ``extra`` keeps the original order)."""
-    extra = samples.table.schema.field("extra").type
-    if pa.types.is_struct(extra):
-        return bool(extra.get_field_index(ORDER_KEY) >= 0)
-    found = pc.match_substring(samples.table["extra"], f'"{ORDER_KEY}"')  # JSON text
-    return bool(pc.any(found).as_py())
-
-
 def _without_order(sample: MultipleChoiceSample) -> MultipleChoiceSample:
     """The sample as published: the shuffle's record of the original order is not a column."""
     if ORDER_KEY not in sample.extra:
         return sample
     extra = {key: value for key, value in sample.extra.items() if key != ORDER_KEY}
     return sample.model_copy(update={"extra": extra})
-
-
-def _interleave(
-    fast: pa.Table | None, slow: pa.Table, fast_rows: np.ndarray, slow_rows: np.ndarray
-) -> pa.Table:
-    """The rows of both tables back in their input order."""
-    if fast is None or not len(fast_rows):
-        return slow
-    if not len(slow_rows):
-        return fast
-    order = np.argsort(np.concatenate([fast_rows, slow_rows]), kind="stable")
-    return pa.concat_tables([fast, slow.cast(fast.schema)]).take(pa.array(order))

@@ -138,7 +138,15 @@ PRESET = Preset(
     stale=stale,
     features={"cais": CAIS_FEATURES},
     publications={  # each card's license: line; configurations as the upstream names them
-        "mmlu_pro": Publication("TIGER-Lab/MMLU-Pro", "mit", config="default"),
+        "mmlu_pro": Publication(
+            "TIGER-Lab/MMLU-Pro",
+            "mit",
+            config="default",
+            columns=(
+                *("question_id", "question", "options", "answer", "answer_index"),
+                *("cot_content", "category", "src"),
+            ),
+        ),
         "mmmlu": Publication("openai/MMMLU", "mit", config="default"),
         "global_mmlu": Publication("CohereForAI/Global-MMLU", "apache-2.0"),
         "mmlu_redux": Publication("edinburgh-dawg/mmlu-redux", "cc-by-4.0"),
