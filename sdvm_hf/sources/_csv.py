@@ -112,6 +112,14 @@ def _named(file: str, error: Exception) -> InputError:
     return InputError(f"{file}: {error}")
 
 
+def _next_block(error: Exception, file: str, block: int) -> int:
+    """The bigger block to read again with after ``error``; else the error, naming the file."""
+    bigger = _bigger(error, file, block) if isinstance(error, pa.ArrowInvalid) else None
+    if bigger is None:
+        raise _named(file, error) from None
+    return bigger
+
+
 def read_csv(files: Sequence[str], layout: CsvLayout) -> pa.Table:
     """CSV files as one table, every column a string."""
     tables = []
@@ -129,12 +137,8 @@ def read_csv(files: Sequence[str], layout: CsvLayout) -> pa.Table:
                     convert_options=plan.convert,
                 )
                 break
-            except pa.ArrowInvalid as error:
-                block = _bigger(error, file, block)
-                if block is None:
-                    raise _named(file, error) from None
-            except UnicodeDecodeError as error:
-                raise _named(file, error) from None
+            except (pa.ArrowInvalid, UnicodeDecodeError) as error:
+                block = _next_block(error, file, block)
         tables.append(_with_file_columns(table, file, layout, plan))
     return concat_files(tables, files)
 
@@ -166,12 +170,8 @@ def csv_batches(file: str, layout: CsvLayout, batch_size: int) -> Iterator[pa.Ta
                     given += part.num_rows
                     yield part
             return
-        except pa.ArrowInvalid as error:
-            block = _bigger(error, file, block)
-            if block is None:
-                raise _named(file, error) from None
-        except UnicodeDecodeError as error:
-            raise _named(file, error) from None
+        except (pa.ArrowInvalid, UnicodeDecodeError) as error:
+            block = _next_block(error, file, block)
 
 
 def _blocks(file: str, layout: CsvLayout, plan: _Plan, block: int, skip: int) -> Iterator[pa.Table]:
