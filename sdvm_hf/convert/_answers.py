@@ -188,6 +188,8 @@ class Spelling:
     """(indexes, choices, labels) -> the published answers of a table (``None``: cannot)."""
     read: Callable[[Any], int | None] = lambda value: None
     """A kept published answer -> the index it says, for the formats that spell an index."""
+    reads_choices: bool = True
+    """Whether ``decode`` looks at the choices (then it is given them as one array)."""
 
 
 def _number(value: Any, minus: int) -> int | None:
@@ -296,6 +298,7 @@ SPELLINGS: dict[str, Spelling] = {
         row=lambda index, choices, labels: index,
         array=lambda index, choices, labels: index,
         read=lambda value: _number(value, 0),
+        reads_choices=False,
     ),
     "one_based": Spelling(
         decode=lambda raw, choices, where, labels: _one_based_to_index(raw, where),
@@ -303,6 +306,7 @@ SPELLINGS: dict[str, Spelling] = {
         row=lambda index, choices, labels: index + 1,
         array=lambda index, choices, labels: pc.add(index, 1),
         read=lambda value: _number(value, 1),
+        reads_choices=False,
     ),
     "letter": Spelling(
         decode=lambda raw, choices, where, labels: _letters_to_index(raw),
@@ -310,6 +314,7 @@ SPELLINGS: dict[str, Spelling] = {
         row=lambda index, choices, labels: LETTERS[index],
         array=lambda index, choices, labels: pa.array(list(LETTERS)).take(index),
         read=_letter_read,
+        reads_choices=False,
     ),
     "text": Spelling(
         decode=_text_decode,

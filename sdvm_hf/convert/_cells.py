@@ -34,6 +34,12 @@ def one_array(column: pa.ChunkedArray) -> pa.Array:
     return column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
 
 
+def same_chunks(columns: Sequence[pa.ChunkedArray]) -> bool:
+    """Whether the columns are cut into chunks at the same rows (a table's columns are, as read)."""
+    lengths = [[len(chunk) for chunk in column.chunks] for column in columns]
+    return all(these == lengths[0] for these in lengths[1:])
+
+
 def is_text(dtype: pa.DataType) -> bool:
     """Whether ``dtype`` holds text (or only nulls)."""
     return dtype in STRING_TYPES or pa.types.is_null(dtype)
@@ -105,10 +111,18 @@ def safe_cast(
 _CHOICES = pa.list_(pa.string())
 
 
-def choices_from_list(array: pa.Array, name: str) -> tuple[pa.Array, list[Found]]:
-    """A list column as ``list<string>``; a row holding anything but text is a problem."""
-    if array.type.value_type == pa.string() and pa.types.is_list(array.type):
-        return array.view(_CHOICES), []  # the same layout (only the field name may differ)
+def choices_from_list(
+    column: pa.ChunkedArray, name: str
+) -> tuple[pa.Array | pa.ChunkedArray, list[Found]]:
+    """A list column as ``list<string>``; a row holding anything but text is a problem.
+
+    A column already of that layout keeps its chunks (a file of 1,000-row groups is not
+    copied into bigger ones); any other is made one array first.
+    """
+    if column.type.value_type == pa.string() and pa.types.is_list(column.type):
+        # the same layout (only the field name may differ)
+        return pa.chunked_array([chunk.view(_CHOICES) for chunk in column.chunks], _CHOICES), []
+    array = one_array(column)
     if is_text(array.type.value_type):
         return array.cast(_CHOICES), []
     lengths = pc.fill_null(pc.list_value_length(array), 0)

@@ -24,13 +24,14 @@ import pyarrow.compute as pc
 from sdvm_hf._wire import BLOCKS, TASK_TYPE, reserved_key
 from sdvm_hf.arrow import Found, found, is_list, json_type_problem
 from sdvm_hf.arrow.schema import JSON_EXTRA, normal_type, sample_schema
-from sdvm_hf.convert._answers import answer_index, expected_answer
+from sdvm_hf.convert._answers import SPELLINGS, answer_index, expected_answer
 from sdvm_hf.convert._cells import (
     choices_from_columns,
     choices_from_list,
     is_text,
     one_array,
     safe_cast,
+    same_chunks,
 )
 from sdvm_hf.convert._columns import fill_blank, flatten_paths, join_columns
 from sdvm_hf.errors import LayoutError, PathPart, ProblemKind
@@ -152,7 +153,9 @@ def sample_rows(mapping: Description, source: pa.Table) -> tuple[pa.Table, list[
     choices, choice_problems = _choices(mapping, table)
     if mapping.blank is not None:
         context, choices, blanks = fill_blank(
-            context.combine_chunks().cast(pa.string()), choices, mapping.blank
+            context.combine_chunks().cast(pa.string()),
+            one_array(choices) if isinstance(choices, pa.ChunkedArray) else choices,
+            mapping.blank,
         )
         at = (_context_label(mapping),)
         problems += [
@@ -163,7 +166,7 @@ def sample_rows(mapping: Description, source: pa.Table) -> tuple[pa.Table, list[
     n = table.num_rows
     extra = _extra(mapping, table, out_schema.field("extra").type)
     problems += [*choice_problems, answer_problems]
-    problems += _core_problems(mapping, context, choices, answer, extra)
+    no_block = pa.nulls(n, pa.string())
     samples = pa.Table.from_arrays(
         [
             constant(TASK_TYPE, n),
@@ -172,17 +175,20 @@ def sample_rows(mapping: Description, source: pa.Table) -> tuple[pa.Table, list[
             choices,
             answer,
             extra,
-            *(pa.nulls(n, pa.string()) for _ in BLOCKS),
+            *(no_block for _ in BLOCKS),
         ],
         schema=out_schema,
     )
+    problems += _core_problems(mapping, samples)
     return samples, problems
 
 
-def _choices(mapping: Description, table: pa.Table) -> tuple[pa.Array, list[Found]]:
+def _choices(
+    mapping: Description, table: pa.Table
+) -> tuple[pa.Array | pa.ChunkedArray, list[Found]]:
     columns = mapping.choice_columns
     if len(columns) == 1:
-        column = one_array(table.column(columns[0]))
+        column = table.column(columns[0])
         if is_list(column.type):
             return choices_from_list(column, columns[0])
         raise LayoutError(
@@ -193,13 +199,17 @@ def _choices(mapping: Description, table: pa.Table) -> tuple[pa.Array, list[Foun
     return choices_from_columns(arrays, columns)
 
 
-def _answer(mapping: Description, table: pa.Table, choices: pa.Array) -> tuple[pa.Array, Found]:
+def _answer(
+    mapping: Description, table: pa.Table, choices: pa.Array | pa.ChunkedArray
+) -> tuple[pa.Array, Found]:
     """The answer as an int64 index (null where unusable) and the problems found."""
     raw = one_array(table.column(mapping.answer))
-    counts = pc.list_value_length(choices)
     at = f"{mapping.where}: answer column {mapping.answer!r}"
     labels = one_array(table.column(mapping.labels)) if mapping.labels else None
     answer_format = mapping.answer_format
+    if isinstance(choices, pa.ChunkedArray):  # list kernels number rows within a chunk
+        choices = one_array(choices) if SPELLINGS[answer_format].reads_choices else choices
+    counts = pc.list_value_length(choices)
     index = answer_index(raw, choices, answer_format, at, labels)
     out_of_range = pc.or_kleene(pc.less(index, 0), pc.greater_equal(index, counts))
     bad = pc.and_(
@@ -228,31 +238,13 @@ def _answer(mapping: Description, table: pa.Table, choices: pa.Array) -> tuple[p
     return pc.if_else(bad, pa.scalar(None, pa.int64()), index), problems
 
 
-def _core_problems(
-    mapping: Description,
-    context: pa.Array | pa.ChunkedArray,
-    choices: pa.Array,
-    answer: pa.Array,
-    extra: pa.Array,
-) -> list[Found]:
-    """Context, choice and extra problems, named by their source columns."""
-    n = len(choices)
-    probe = pa.table(
-        {
-            "task_type": constant(TASK_TYPE, n),
-            "style": constant(mapping.style, n),
-            "context": context.cast(pa.string()),
-            "choices": choices,
-            "answer_index": answer,
-            "extra": extra,
-            **{key: pa.nulls(n, pa.string()) for key in BLOCKS},
-        }
-    )
+def _core_problems(mapping: Description, samples: pa.Table) -> list[Found]:
+    """Context, choice and extra problems of the sample rows, named by their source columns."""
     # an extra that is not a struct is the constant "{}" (no column left for it): nothing
     # to check, and checking would parse it row by row
-    struct = pa.types.is_struct(extra.type)
+    struct = pa.types.is_struct(samples.schema.field("extra").type)
     checked = ("context", "choices", "extra") if struct else ("context", "choices")
-    groups = found(probe, columns=checked)
+    groups = found(samples, columns=checked)
     return [group.with_path(_source_path(mapping, group.path)) for group in groups]
 
 
@@ -266,16 +258,25 @@ def _source_path(mapping: Description, path: tuple[PathPart, ...]) -> tuple[Path
     return tuple(inside) or path
 
 
-def _extra(mapping: Description, table: pa.Table, extra_type: pa.DataType) -> pa.Array:
+def _extra(
+    mapping: Description, table: pa.Table, extra_type: pa.DataType
+) -> pa.Array | pa.ChunkedArray:
+    """The other columns as one struct column, chunk by chunk where their chunks line up."""
     n = table.num_rows
     if not pa.types.is_struct(extra_type):
         return constant("{}", n)
     names = extra_columns(mapping, table.column_names)
-    arrays = [
-        one_array(table.column(name)).cast(field.type)
-        for name, field in zip(names, extra_type, strict=True)
-    ]
-    return pa.StructArray.from_arrays(arrays, fields=list(extra_type))
+    columns = [table.column(name) for name in names]
+    fields = list(extra_type)
+    if columns and columns[0].num_chunks > 1 and same_chunks(columns):  # no copy
+        parts = zip(
+            *(c.cast(f.type).chunks for c, f in zip(columns, fields, strict=True)), strict=True
+        )
+        return pa.chunked_array(
+            [pa.StructArray.from_arrays(list(part), fields=fields) for part in parts], extra_type
+        )
+    arrays = [one_array(c).cast(f.type) for c, f in zip(columns, fields, strict=True)]
+    return pa.StructArray.from_arrays(arrays, fields=fields)
 
 
 def constant(value: str, n: int) -> pa.Array:

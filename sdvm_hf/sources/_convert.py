@@ -28,11 +28,11 @@ MappingChoice = MultipleChoiceMapping | Callable[[Sequence[str]], MultipleChoice
 """A mapping, or a function that picks one from the source's column names."""
 
 BATCH_ROWS = 65_536
+"""Rows converted at a time when loading a split whole."""
 
 BIG_CHUNK = 4_096
-"""A chunk of at least this many rows (or a quarter of a batch) is converted as it is, never
-copied: its per-batch cost is already small beside its rows. Smaller chunks are combined."""
-"""Rows converted at a time when loading a split whole."""
+"""A chunk of at least this many rows (or a quarter of a batch) is a batch of its own: its
+per-batch cost is already small beside its rows. Smaller chunks are put together."""
 
 
 @dataclass
@@ -135,13 +135,14 @@ def conversions(
 
 
 def regrouped(table: pa.Table, first_row: int, rows: int) -> Iterator[tuple[int, pa.Table]]:
-    """``table`` in batches of at most ``rows`` rows, each one chunk, copied only when small.
+    """``table`` in batches of at most ``rows`` rows, none of them a copy.
 
     A big chunk (a Parquet row group: :data:`BIG_CHUNK` rows or a quarter of ``rows``) is cut
-    into zero-copy slices that never cross its ends, so no batch straddles two chunks and none
-    is copied (the Hub's 10,042-row HellaSwag groups were copied whole into 65,536-row batches).
-    Small chunks (``datasets`` stores 1,000 rows a chunk) are combined up to ``rows``, so the
-    conversion still runs on big batches.
+    into zero-copy slices that never cross its ends (the Hub's 10,042-row HellaSwag groups
+    were copied whole into 65,536-row batches). Small chunks (``datasets`` stores 1,000 rows a
+    chunk) are put together up to ``rows`` as the chunks of one batch, so the conversion runs
+    on big batches; it reads them chunk by chunk where it can (copying 1.4M MMLU rows'
+    choices into bigger chunks took 0.7 s, as long as reading them).
     """
     if not table.num_columns:
         yield from _sliced(table, first_row, rows)
@@ -152,7 +153,7 @@ def regrouped(table: pa.Table, first_row: int, rows: int) -> Iterator[tuple[int,
     offset = first_row
     for chunk in table.to_batches():
         if pending and (chunk.num_rows >= big or held + chunk.num_rows > rows):
-            yield offset, _combined(pending, table.schema)
+            yield offset, pa.Table.from_batches(pending, schema=table.schema)
             offset, pending, held = offset + held, [], 0
         if chunk.num_rows >= big:
             for start in range(0, chunk.num_rows, rows):
@@ -163,12 +164,7 @@ def regrouped(table: pa.Table, first_row: int, rows: int) -> Iterator[tuple[int,
             pending.append(chunk)
             held += chunk.num_rows
     if pending:
-        yield offset, _combined(pending, table.schema)
-
-
-def _combined(chunks: list[pa.RecordBatch], schema: pa.Schema) -> pa.Table:
-    table = pa.Table.from_batches(chunks, schema=schema)
-    return table.combine_chunks() if len(chunks) > 1 else table
+        yield offset, pa.Table.from_batches(pending, schema=table.schema)
 
 
 def _sliced(table: pa.Table, first_row: int, rows: int) -> Iterator[tuple[int, pa.Table]]:
