@@ -3,20 +3,25 @@
 pyarrow reads and decodes a Parquet row group (and writes one) with the GIL released, so a
 stream whose reading runs beside the conversion and the writing takes about the longest of
 the three rather than their sum. At most ``depth`` batches wait, so memory stays flat.
+:func:`in_order` parses several blocks at once (JSON Lines), handing them back in order.
 """
 
 from __future__ import annotations
 
+import collections
+import os
 import queue
 import threading
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TypeVar
 
 from sdvm_hf._atomic import block_signals_in_this_thread
 
-__all__ = ["read_ahead"]
+__all__ = ["in_order", "read_ahead"]
 
 T = TypeVar("T")
+U = TypeVar("U")
 
 _DONE = object()
 
@@ -66,6 +71,34 @@ def read_ahead(items: Iterator[T], depth: int = 1) -> Generator[T, None, None]:
         close = getattr(items, "close", None)
         if close is not None:
             close()
+
+
+def workers() -> int:
+    """Threads for work that scales with cores: one per core, at most four."""
+    return max(1, min(4, os.cpu_count() or 1))
+
+
+def in_order(
+    work: Callable[[T], U], items: Iterable[T], threads: int | None = None
+) -> Generator[U, None, None]:
+    """``work(item)`` of each item, in the items' order, ``threads`` of them running at once.
+
+    ``work`` should release the GIL (a pyarrow parse does). At most one more item than there
+    are threads is taken ahead, so memory stays flat; an error is raised where its item's
+    result would have come, and closing early waits only for the work already running.
+    """
+    threads = threads or workers()
+    pool = ThreadPoolExecutor(threads, "sdvm_hf-parse", initializer=block_signals_in_this_thread)
+    running: collections.deque[Future[U]] = collections.deque()
+    try:
+        for item in items:
+            running.append(pool.submit(work, item))
+            if len(running) > threads:
+                yield running.popleft().result()
+        while running:
+            yield running.popleft().result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 class _Failed:

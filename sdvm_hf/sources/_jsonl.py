@@ -1,0 +1,242 @@
+"""JSON Lines files read with ``pyarrow.json``, a few megabytes of lines at a time.
+
+A file is cut into blocks of whole lines, each parsed on its own (one pyarrow thread a
+block, several blocks at once: :func:`~sdvm_hf.sources._ahead.in_order`), and every block
+gets the types the whole file gives, as ``pyarrow.json.read_json`` of the file infers them:
+a column null at first takes its later type, integers that meet decimals become doubles, a
+key first seen late is added. Read whole (:func:`read_jsonl`), the blocks parsed once are
+kept and only those whose types differ from the file's are parsed again; streamed
+(:func:`jsonl_blocks`), a first pass finds the file's types and the second parses each block
+in them, holding a few blocks at a time.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from collections.abc import Iterator
+from typing import IO, TYPE_CHECKING
+
+import pyarrow as pa
+
+from sdvm_hf.errors import InputError
+from sdvm_hf.sources._ahead import in_order
+
+if TYPE_CHECKING:  # pyarrow.json is imported by the first JSON read
+    import pyarrow.json as paj
+
+__all__ = ["jsonl_blocks", "read_jsonl", "read_options"]
+
+BLOCK_BYTES = 8 << 20
+"""Bytes of JSON Lines parsed at a time (whole lines: a longer line makes a longer block)."""
+
+Block = tuple[int, "pa.Buffer | bytes"]
+"""Where a block of whole lines starts in the file's text (a byte offset), and its lines."""
+
+
+def read_options() -> paj.ReadOptions:
+    """How every JSON file is parsed: 4 MB blocks, one thread.
+
+    pyarrow's default 1 MB blocks fail on a longer line. One pyarrow thread a parse: pyarrow
+    26's threaded JSON reader crashed the process (a segfault) on a column whose type changes
+    within a block, and gave a different error on each run. Blocks parsed in threads of our
+    own are each a reader of their own.
+    """
+    import pyarrow.json as paj
+
+    return paj.ReadOptions(block_size=4 << 20, use_threads=False)
+
+
+def named(file: str, error: Exception | str) -> InputError:
+    """An error reading ``file``, naming it."""
+    return InputError(f"{file}: {error}")
+
+
+def line_blocks(file: str) -> Iterator[Block]:
+    """``file`` about :data:`BLOCK_BYTES` of whole lines at a time, with where each starts.
+
+    A plain file is memory-mapped and its blocks are windows on the map (no copy: copying
+    1.2 GB of lines into fresh memory took a second); a ``.gz`` file is decompressed a block
+    at a time. A file that cannot be read (a truncated ``.gz``) is named.
+    """
+    try:
+        yield from (_gz_blocks(file) if file.endswith(".gz") else _mapped_blocks(file))
+    except (OSError, EOFError, zlib.error, pa.ArrowException) as error:
+        raise named(file, error) from None
+
+
+def _mapped_blocks(file: str) -> Iterator[Block]:
+    with pa.memory_map(file) as mapped:
+        size, start = mapped.size(), 0
+        while start < size:
+            stop = _line_end(mapped, start, min(start + BLOCK_BYTES, size), size)
+            mapped.seek(start)
+            yield start, mapped.read_buffer(stop - start)
+            start = stop
+
+
+def _line_end(mapped: pa.MemoryMappedFile, start: int, stop: int, size: int) -> int:
+    """Where the block from ``start`` ends, ``stop`` at most if a line ends before it.
+
+    After the last line break before ``stop``, else after the first one past it (a line
+    longer than a block), else at the end of the file.
+    """
+    tail = 1 << 16
+    at = stop
+    while at > start:  # the last break before stop, read back a little at a time
+        low = max(start, at - tail)
+        found: int = mapped.read_at(at - low, low).rfind(b"\n")
+        if found >= 0:
+            return low + found + 1
+        at = low
+    at = stop
+    while at < size:  # a line longer than a block: to its end
+        found = int(mapped.read_at(min(tail, size - at), at).find(b"\n"))
+        if found >= 0:
+            return at + found + 1
+        at += tail
+    return size
+
+
+def _gz_blocks(file: str) -> Iterator[Block]:
+    import gzip
+
+    offset, rest = 0, b""
+    with gzip.open(file, "rb") as text:
+        while data := text.read(BLOCK_BYTES):
+            data = rest + data if rest else data
+            cut = data.rfind(b"\n") + 1
+            if not cut:  # no line ends yet: a line longer than a block
+                rest = data
+                continue
+            block, rest = data[:cut], data[cut:]
+            yield offset, block
+            offset += cut
+    if rest:
+        yield offset, rest
+
+
+def _line_at(file: str, offset: int) -> int:
+    """The number of the line that starts at ``offset`` of the file's text (for messages)."""
+    breaks, read = 0, 0
+    opener = _gz_open if file.endswith(".gz") else open
+    with opener(file, "rb") as text:
+        while read < offset and (data := text.read(min(BLOCK_BYTES, offset - read))):
+            breaks += data.count(b"\n")
+            read += len(data)
+    return breaks + 1
+
+
+def _gz_open(file: str, mode: str) -> IO[bytes]:
+    import gzip
+
+    return gzip.open(file, mode)  # type: ignore[return-value]
+
+
+def _lines(file: str, block: Block) -> tuple[int, int]:
+    """The numbers of a block's first and last lines."""
+    offset, data = block
+    if not data:  # a block not held: read again
+        data = next(lines for start, lines in line_blocks(file) if start == offset)
+    lines = bytes(data)
+    first = _line_at(file, offset)
+    return first, first + lines.count(b"\n") - lines.endswith(b"\n")
+
+
+def _not_json(first: int, lines: bytes) -> int | None:
+    """The number of the first line of ``lines`` that is not JSON (pyarrow says a block's row)."""
+    for number, line in enumerate(lines.split(b"\n"), start=first):
+        try:
+            if line.strip():
+                json.loads(line)
+        except ValueError:
+            return number
+    return None
+
+
+def _parsed(file: str, block: Block, schema: pa.Schema | None = None) -> pa.Table:
+    import pyarrow.json as paj
+
+    options = paj.ParseOptions(explicit_schema=schema, unexpected_field_behavior="error")
+    data = block[1]
+    try:
+        return paj.read_json(
+            pa.BufferReader(data), read_options=read_options(), parse_options=options
+        )
+    except pa.ArrowException as error:
+        first, last = _lines(file, block)
+        bad = _not_json(first, bytes(data))
+        if bad is not None:
+            raise named(file, f"line {bad} is not JSON: {error}") from None
+        raise named(file, f"lines {first} to {last}: {error}") from None
+
+
+def _unify(schema: pa.Schema, other: pa.Schema) -> pa.Schema:
+    """The two blocks' types unified as pyarrow's reader unifies a file's blocks.
+
+    Beyond ``unify_schemas``' permissive promotion, a column of timestamps that meets other
+    text, or timestamps of another unit, becomes text, as the reader makes it.
+    """
+    texts = {
+        field.name
+        for field in other
+        if field.name in schema.names
+        and (types := (field.type, schema.field(field.name).type))[0] != types[1]
+        and any(pa.types.is_timestamp(t) for t in types)
+        and all(pa.types.is_timestamp(t) or pa.types.is_string(t) for t in types)
+    }
+
+    def as_text(fields: pa.Schema) -> pa.Schema:
+        return pa.schema(f.with_type(pa.string()) if f.name in texts else f for f in fields)
+
+    return pa.unify_schemas([as_text(schema), as_text(other)], promote_options="permissive")
+
+
+def _file_schema(file: str, schemas: Iterator[tuple[Block, pa.Schema]]) -> pa.Schema:
+    """The blocks' types unified in order; the error names the lines that do not fit."""
+    schema: pa.Schema | None = None
+    for block, found in schemas:
+        try:
+            schema = found if schema is None else _unify(schema, found)
+        except pa.ArrowException as error:
+            first, last = _lines(file, block)
+            raise named(file, f"lines {first} to {last}: {error}") from None
+    if schema is None:
+        raise named(file, ValueError("Empty JSON file"))
+    return schema
+
+
+def jsonl_schema(file: str) -> pa.Schema:
+    """The column types of the whole file, as ``read_json`` infers them (a few blocks held)."""
+    return _file_schema(
+        file, in_order(lambda block: (block, _parsed(file, block).schema), line_blocks(file))
+    )
+
+
+def jsonl_blocks(file: str) -> Iterator[pa.Table]:
+    """A JSON Lines file a block at a time, every block in the file's types.
+
+    The types come from a first pass over the file (:func:`jsonl_schema`), so a key first
+    seen on the last line, or a column null until then, gives the table the whole file gives.
+    """
+    schema = jsonl_schema(file)
+    yield from in_order(lambda block: _parsed(file, block, schema), line_blocks(file))
+
+
+def read_jsonl(file: str) -> pa.Table:
+    """A JSON Lines file whole, in the types ``read_json`` of the file gives.
+
+    Each block is parsed once; a block whose own types are not the file's (a column null
+    in it but not in another) is parsed again in the file's types, its lines read again.
+    """
+    parsed = list(in_order(lambda block: (block[0], _parsed(file, block)), line_blocks(file)))
+    schema = _file_schema(file, (((offset, b""), table.schema) for offset, table in parsed))
+    again = {offset for offset, table in parsed if table.schema != schema}
+    if not again:
+        return pa.concat_tables([table for _, table in parsed])
+    redone = in_order(
+        lambda block: (block[0], _parsed(file, block, schema)),
+        (block for block in line_blocks(file) if block[0] in again),
+    )
+    fresh = dict(redone)
+    return pa.concat_tables([fresh.get(offset, table) for offset, table in parsed])
