@@ -84,14 +84,24 @@ def in_order(
     """``work(item)`` of each item, in the items' order, ``threads`` of them running at once.
 
     ``work`` should release the GIL (a pyarrow parse does). At most one more item than there
-    are threads is taken ahead, so memory stays flat; an error is raised where its item's
-    result would have come, and closing early waits only for the work already running.
+    are threads is taken ahead, so memory stays flat; an error (of the work, or of taking
+    the next item) is raised where that item's result would have come, and closing early
+    waits only for the work already running.
     """
     threads = threads or workers()
     pool = ThreadPoolExecutor(threads, "sdvm_hf-parse", initializer=block_signals_in_this_thread)
     running: collections.deque[Future[U]] = collections.deque()
+    source = iter(items)
     try:
-        for item in items:
+        while True:
+            try:
+                item = next(source)
+            except StopIteration:
+                break
+            except BaseException:  # the items before it come first, as they would have
+                while running:
+                    yield running.popleft().result()
+                raise
             running.append(pool.submit(work, item))
             if len(running) > threads:
                 yield running.popleft().result()

@@ -18,7 +18,8 @@ from sdvm_hf.arrow import utf8_problems
 from sdvm_hf.arrow.rejects import Rejects
 from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.convert.mapping import Conversion, MultipleChoiceMapping, OnError
-from sdvm_hf.errors import ConversionError, InputError, LayoutError
+from sdvm_hf.errors import ConversionError, InputError, LayoutError, Problem
+from sdvm_hf.sources._ahead import in_order
 
 if TYPE_CHECKING:
     from sdvm_hf.sources._split import SplitSpec
@@ -114,8 +115,13 @@ def conversions(
     """
     with quiet(keep is not None):
         progress = bar(total, f"converting {split}")
+    checked: Iterable[tuple[int, pa.Table, list[Problem] | None]]
+    if select is None and keep is None:  # the next batches' text checked in threads, ahead
+        checked = in_order(lambda item: (*item, utf8_problems(item[1])), batches)
+    else:  # what is checked is the rows selected
+        checked = ((first_row, batch, None) for first_row, batch in batches)
     with progress:
-        for number, (first_row, batch) in enumerate(batches):
+        for number, (first_row, batch, broken) in enumerate(checked):
             rows = np.arange(first_row, first_row + batch.num_rows, dtype=np.int64)
             size = batch.num_rows
             if select is not None:
@@ -124,7 +130,7 @@ def conversions(
             if keep is not None and not keep(number):
                 continue
             resolved = resolve(mapping, batch.column_names, split)
-            broken = utf8_problems(batch)
+            broken = utf8_problems(batch) if broken is None else broken
             if broken:  # a damaged file, not a bad row: even skip mode cannot write it out
                 at = broken[0]
                 raise ConversionError(resolved.where, replace(at, row=int(rows[at.row])))
