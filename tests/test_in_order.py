@@ -66,6 +66,7 @@ def test_an_error_taking_the_next_item_comes_after_the_items_before_it() -> None
 
 def test_closing_early_leaves_no_thread_running() -> None:
     before = {t.name for t in threading.enumerate()}
+
     def slow(n: int) -> int:
         time.sleep(0.01)
         return n

@@ -13,6 +13,7 @@ and the table the pass builds cannot disagree.
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -166,7 +167,7 @@ def sample_rows(mapping: Description, source: pa.Table) -> tuple[pa.Table, list[
     n = table.num_rows
     extra = _extra(mapping, table, out_schema.field("extra").type)
     problems += [*choice_problems, answer_problems]
-    no_block = pa.nulls(n, pa.string())
+    no_block = constant(None, n)
     samples = pa.Table.from_arrays(
         [
             constant(TASK_TYPE, n),
@@ -279,9 +280,23 @@ def _extra(
     return pa.StructArray.from_arrays(arrays, fields=fields)
 
 
-def constant(value: str, n: int) -> pa.Array:
-    """``n`` copies of ``value`` as a string array (``pa.repeat``: ten times ``fill_null``'s)."""
+def constant(value: str | None, n: int) -> pa.Array:
+    """``n`` copies of ``value`` (``None``: nulls) as a string array, shared by every batch.
+
+    ``pa.repeat`` (ten times ``fill_null``'s speed); arrays are immutable, so batches of the
+    same size (65,536 rows, a stream's) share one instead of filling fresh memory each.
+    """
+    return _repeated(value, n) if n <= _SHARED_ROWS else _repeat(value, n)
+
+
+_SHARED_ROWS = 1 << 17
+
+
+def _repeat(value: str | None, n: int) -> pa.Array:
     return pa.repeat(pa.scalar(value, pa.string()), n)
+
+
+_repeated = functools.lru_cache(maxsize=16)(_repeat)
 
 
 def _close(name: str, table: pa.Table) -> str:
