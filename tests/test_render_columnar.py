@@ -179,3 +179,29 @@ def test_a_bad_row_names_itself_by_table_as_by_row(tmp_path: Path) -> None:
     write_parquet(stream("hellaswag", data_files=str(source)), samples)
     with pytest.raises(RenderError, match=r"row 5: the hellaswag olmes-rc rule cannot read"):
         _requests(samples)
+
+
+def _hf_features() -> list[dict[str, Any]]:
+    """Every preset's published features, the fixture's own, and some datasets alone reads."""
+    from sdvm_hf.presets.registry import PRESETS
+    from sdvm_hf.record import hf_features
+
+    found = [dict(f) for preset in PRESETS.values() for f in preset.features.values()]
+    found.append(hf_features(TABLE.schema) or {})
+    string = {"dtype": "string", "_type": "Value"}
+    found.append({"a": {"_type": "Sequence", "feature": {"x": string, "y": string}}})
+    found.append({"a": {"_type": "ClassLabel", "names": ["no", "yes"]}, "b": string})
+    found.append({"a": {"_type": "Sequence", "feature": string, "length": 2}})
+    found.append({"a": {"x": {"_type": "List", "feature": {"dtype": "float64", "_type": "Value"}}}})
+    return found
+
+
+@pytest.mark.parametrize("features", _hf_features())
+def test_features_schema_is_datasets_schema(features: dict[str, Any]) -> None:
+    """The schema read without ``datasets`` is the one ``datasets`` makes (bar its metadata)."""
+    import datasets
+
+    from sdvm_hf.formulations._source import features_schema
+
+    expected = datasets.Features.from_dict(features).arrow_schema.remove_metadata()
+    assert features_schema(features).equals(expected)
