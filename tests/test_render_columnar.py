@@ -205,3 +205,35 @@ def test_features_schema_is_datasets_schema(features: dict[str, Any]) -> None:
 
     expected = datasets.Features.from_dict(features).arrow_schema.remove_metadata()
     assert features_schema(features).equals(expected)
+
+
+@pytest.mark.parametrize("leaves", ["all", "some"])
+def test_a_batch_the_table_form_leaves_renders_row_by_row(tmp_path: Path, leaves: str) -> None:
+    """Rows a table builder leaves (a whole batch, or some rows) go to the row builder, the same.
+
+    Sample files always give canonical labels, so a builder that leaves rows stands in here.
+    """
+    from sdvm_hf.formulations._batches import table_requests
+    from sdvm_hf.formulations._columnar import ClozeColumns
+    from sdvm_hf.formulations._plan import plan_for
+    from sdvm_hf.formulations._source import open_source
+
+    def leaving(table: pa.Table, config: str | None) -> ClozeColumns | None:
+        columns = _hellaswag_rc_table(table, config)
+        if leaves == "all" or columns is None:
+            return None
+        slow = columns.slow.copy()
+        slow[::3] = True
+        return columns._replace(slow=slow)
+
+    samples = tmp_path / "samples.parquet"
+    write_parquet(stream("hellaswag", data_files=str(FIXTURE)), samples)
+    source = open_source(samples, None, None, None)
+    plan = plan_for(source, "olmes-rc", 0, 1234, None, None)
+    got = [
+        (r.doc, r.context, r.continuation, r.idx, r.task_name, r.doc_id, r.native_id, r.label)
+        for r in table_requests(source, plan, leaving)
+    ]
+    by_table, by_row = rendered_both_ways(FIXTURE, tmp_path)
+    assert got == by_row == by_table
+    assert len(got) == 8 * len(ROWS)

@@ -44,8 +44,8 @@ def table_requests(source: Source, plan: Plan, build: TableBuild) -> Iterator[Re
         path = Path(folder) / "unconditional.arrows"
         with open(path, "wb") as spool:
             for published, fixed in source.published_batches():
-                columns, slow = _built(build, source.config, published, fixed)
                 count = len(fixed) if published is None else published.num_rows
+                columns, slow = _built(build, source.config, published, fixed, count)
                 docs, queries, choices, golds, natives = _lists(columns, count)
                 rows, items = _Rows(published, fixed), {}
                 doc_id = first
@@ -95,15 +95,16 @@ def _built(
     config: str | None,
     published: pa.Table | None,
     fixed: dict[int, dict[str, Any]],
+    count: int,
 ) -> tuple[ClozeColumns | None, set[int]]:
     """A batch's columns (``None``: none) and the rows the row builder renders."""
     columns = build(published, config) if published is not None else None
     if columns is None:
-        return None, set(fixed)
+        return None, set(range(count))
     mask = columns.slow.copy()
     mask[list(fixed)] = True  # the row form's own rows
     slow = set(np.flatnonzero(mask).tolist())
-    if len(slow) == len(mask):
+    if len(slow) == count:
         return None, slow
     return columns, slow
 
