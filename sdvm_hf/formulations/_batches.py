@@ -158,7 +158,7 @@ def _spool(
     spool: Any, first: int, count: int, columns: ClozeColumns | None, items: dict[int, _Item]
 ) -> None:
     """One batch into the spool: a pickled header, then its columns as an Arrow IPC stream."""
-    body = b""
+    body: Any = b""
     names: list[str] = []
     if columns is not None:
         names = columns.head.column_names
@@ -168,7 +168,7 @@ def _spool(
         sink = pa.BufferOutputStream()
         with pa.ipc.new_stream(sink, table.schema) as writer:
             writer.write_table(table)
-        body = sink.getvalue().to_pybytes()
+        body = sink.getvalue()  # written as it is (a buffer), not copied to bytes
     header = pickle.dumps((first, count, names, items), pickle.HIGHEST_PROTOCOL)
     spool.write(len(header).to_bytes(8, "little") + header + len(body).to_bytes(8, "little"))
     spool.write(body)
