@@ -201,7 +201,7 @@ def test_features_schema_is_datasets_schema(features: dict[str, Any]) -> None:
     """The schema read without ``datasets`` is the one ``datasets`` makes (bar its metadata)."""
     import datasets
 
-    from sdvm_hf.formulations._source import features_schema
+    from sdvm_hf.formulations._features import features_schema
 
     expected = datasets.Features.from_dict(features).arrow_schema.remove_metadata()
     assert features_schema(features).equals(expected)
