@@ -237,3 +237,22 @@ def test_a_batch_the_table_form_leaves_renders_row_by_row(tmp_path: Path, leaves
     by_table, by_row = rendered_both_ways(FIXTURE, tmp_path)
     assert got == by_row == by_table
     assert len(got) == 8 * len(ROWS)
+
+
+def test_write_requests_by_table_writes_the_row_form_s_dump(tmp_path: Path) -> None:
+    """The dump of a sample file (the table form) is its published rows' dump, byte for byte."""
+    import gzip
+
+    from sdvm_hf.formulations import write_requests
+
+    samples = tmp_path / "samples.parquet"
+    write_parquet(stream("hellaswag", data_files=str(FIXTURE)), samples)
+    write_requests(samples, tmp_path / "by_table", "olmes-rc")
+    rows = list(_published_rows(samples))
+    write_requests(rows, tmp_path / "by_row", "olmes-rc", dataset="hellaswag", split="validation")
+    lines = [
+        gzip.decompress((tmp_path / way / "requests.jsonl.gz").read_bytes()).splitlines()
+        for way in ("by_table", "by_row")
+    ]
+    assert len(lines[0]) == 8 * len(ROWS)
+    assert lines[0] == lines[1]

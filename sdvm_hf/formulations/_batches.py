@@ -25,7 +25,7 @@ from sdvm_hf.formulations._request import UNCONDITIONAL_OFFSET, Request
 from sdvm_hf.formulations._shapes import Rendered
 from sdvm_hf.formulations._source import Source
 
-__all__ = ["table_requests"]
+__all__ = ["table_documents", "table_requests"]
 
 _Item = tuple[dict[str, Any], list[str], str, Any, Any]
 """A document rendered by the row builder, as its unconditional requests need it: its doc,
@@ -88,6 +88,23 @@ def table_requests(source: Source, plan: Plan, build: TableBuild) -> Iterator[Re
                     for idx, continuation in enumerate(continuations):
                         yield Request(doc, "Answer:", continuation, idx, own, doc_id, native, label)
                 doc_id += 1
+
+
+def table_documents(source: Source, plan: Plan, build: TableBuild) -> Iterator[Rendered]:
+    """Each row's document as the row builder renders it, a batch at a time by the table form."""
+    prefix, first = plan.fixed_prefix, 0
+    for published, fixed in source.published_batches():
+        count = len(fixed) if published is None else published.num_rows
+        columns, slow = _built(build, source.config, published, fixed, count)
+        rows = _Rows(published, fixed)
+        lists = zip(*_lists(columns, count), strict=True)
+        for position, (doc, query, texts, gold, native) in enumerate(lists):
+            if position in slow:
+                yield plan.render(rows.row(position), first + position, source)
+                continue
+            context = prefix + query
+            yield Rendered(doc, [(context, " " + text) for text in texts], gold, native)
+        first += count
 
 
 def _built(

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from sdvm_hf._atomic import atomic_path
-from sdvm_hf.formulations._batches import table_requests
+from sdvm_hf.formulations._batches import table_documents, table_requests
 from sdvm_hf.formulations._gzip import GzipLines, append_file
 from sdvm_hf.formulations._plan import Plan, plan_for
 from sdvm_hf.formulations._request import UNCONDITIONAL_OFFSET, RenderError, Request
@@ -252,6 +252,9 @@ def _documents(source: Source, plan: Plan, limit: int | None) -> Iterator[tuple[
         if limit < count:
             picked = random.Random(SUBSAMPLE_SEED).sample(range(count), limit)
             chosen = {position: doc_id for doc_id, position in enumerate(picked)}
+    if chosen is None and plan.table_build is not None and source.by_table():
+        yield from enumerate(table_documents(source, plan, plan.table_build))
+        return
     if chosen is None:
         for position, row in enumerate(source.rows()):
             yield position, plan.render(row, position, source)
