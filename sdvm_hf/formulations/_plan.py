@@ -19,6 +19,7 @@ from importlib import resources
 from typing import Any
 
 from sdvm_hf.errors import InputError
+from sdvm_hf.formulations._columnar import TableBuild
 from sdvm_hf.formulations._request import UNCONDITIONAL_OFFSET, RenderError
 from sdvm_hf.formulations._shapes import Build, Rendered
 from sdvm_hf.formulations._source import Source
@@ -51,6 +52,10 @@ class Plan:
     formulation: str
     rule: OlmesRule | None
     fewshot_source: str | None
+    table_build: TableBuild | None = None
+    """The builder's table form, where the rendering can use it (no row's own prefix)."""
+    fixed_prefix: str = ""
+    """The prefix of every context, where ``table_build`` is given."""
 
     def render(self, row: Mapping[str, Any], position: int, source: Source) -> Rendered:
         """The document of ``row`` (at ``position``), the few-shot prefix before each context."""
@@ -174,7 +179,12 @@ def plan_for(
     def prefix(row: Mapping[str, Any]) -> str:
         return (describe(row, config) if describe is not None else "") + joined
 
-    return Plan(task_name, build, prefix, unconditional, formulation, rule, used)
+    table_build = None
+    if rule is not None and short == "rc" and describe is None:
+        table_build = rule.rc_table
+    return Plan(
+        task_name, build, prefix, unconditional, formulation, rule, used, table_build, joined
+    )
 
 
 def _drawn(source: Source, shot_source: Source, build: Build, k: int, seed: int) -> list[str]:

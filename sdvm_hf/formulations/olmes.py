@@ -14,6 +14,10 @@ from __future__ import annotations
 import random
 import re
 
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from sdvm_hf.formulations._columnar import ClozeColumns, capitalized, changed_where, stripped
 from sdvm_hf.formulations._olmes_more import MORE
 from sdvm_hf.formulations._request import RenderError
 from sdvm_hf.formulations._rule import OlmesRule
@@ -87,6 +91,57 @@ def _hellaswag(row: Row) -> tuple[str, list[str], int]:
 def _hellaswag_rc(row: Row, position: int, config: str | None) -> Rendered:
     query, choices, gold = _hellaswag(row)
     return with_id(cloze({"ind": row["ind"]}, query, choices, gold), row["ind"])
+
+
+def hellaswag_clean_table(texts: pa.Array) -> pa.Array:
+    """:func:`hellaswag_clean` of each string, with Arrow's kernels.
+
+    RE2 reads both patterns as ``re`` does (``.`` stops at a line break only, ``.*?`` is
+    non-greedy). Only a stripped string with markup or a double space can change further:
+    the others are spared the replacing kernels.
+    """
+    texts = stripped(texts)
+    return changed_where(texts, pc.match_substring_regex(texts, r"\[|  "), _markup_gone)
+
+
+def _markup_gone(texts: pa.Array) -> pa.Array:
+    """The rest of :func:`hellaswag_clean`, on stripped strings."""
+    texts = changed_where(texts, pc.match_substring(texts, "[title]"), _titled)
+    texts = pc.replace_substring_regex(texts, _BRACKETS.pattern, "")
+    return pc.replace_substring(texts, "  ", " ")
+
+
+def _titled(texts: pa.Array) -> pa.Array:
+    return pc.replace_substring_regex(texts, _TITLE.pattern, ". ")
+
+
+def _hellaswag_rc_table(table: pa.Table, config: str | None) -> ClozeColumns | None:
+    """:func:`_hellaswag_rc` of a published table's rows (a row with a null: the row form)."""
+    try:
+        table = table.select(["ind", "activity_label", "ctx_a", "ctx_b", "endings", "label"])
+    except KeyError:  # the row form names the column missing
+        return None
+    table = table.combine_chunks()
+    endings = table.column("endings").chunk(0) if table.num_rows else None
+    if endings is None or not pa.types.is_list(endings.type):
+        return None
+    try:
+        gold = pc.cast(table.column("label").chunk(0), pa.int64())
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):  # what int() reads and Arrow does not
+        return None
+    label, ctx_a = table.column("activity_label").chunk(0), table.column("ctx_a").chunk(0)
+    values = endings.flatten()
+    nulls = pc.or_(pc.or_(label.is_null(), ctx_a.is_null()), endings.is_null())
+    nulls = pc.or_(nulls, gold.is_null())
+    if values.null_count:  # a null ending: the row form's error
+        return None
+    ctx_b = capitalized(pc.fill_null(table.column("ctx_b").chunk(0), ""))
+    query = pc.binary_join_element_wise(label, pc.binary_join_element_wise(ctx_a, ctx_b, " "), ": ")
+    offsets = pc.subtract(endings.offsets, endings.offsets[0])
+    choices = pa.ListArray.from_arrays(offsets, hellaswag_clean_table(values))
+    ind = table.select(["ind"])
+    slow = nulls.to_numpy(zero_copy_only=False)
+    return ClozeColumns(ind, hellaswag_clean_table(query), choices, gold, ind.column(0), slow)
 
 
 def _hellaswag_mc(row: Row, position: int, config: str | None) -> Rendered:
@@ -210,6 +265,7 @@ OLMES: dict[str, OlmesRule] = {
         task=lambda config: "hellaswag",
         rc=_hellaswag_rc,
         mc=_hellaswag_mc,
+        rc_table=_hellaswag_rc_table,
         dataset_path="hellaswag",
         native_id_field={"rc": "ind", "mc": "ind"},
         fewshot_source=lambda config: "OLMES:hellaswag",

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from sdvm_hf._atomic import atomic_path
+from sdvm_hf.formulations._batches import table_documents, table_requests
 from sdvm_hf.formulations._gzip import GzipLines, append_file
 from sdvm_hf.formulations._plan import Plan, plan_for
 from sdvm_hf.formulations._request import UNCONDITIONAL_OFFSET, RenderError, Request
@@ -70,11 +71,19 @@ def render_requests(
     ``shots`` few-shot examples: OLMES' published ones where the dataset has them, else a
     sample seeded by ``seed`` of ``shot_samples`` (its training split, never the rows
     rendered); ``limit`` documents chosen as OLMES chooses them; ``template`` renders a
-    mapping of one's own (see :class:`~sdvm_hf.formulations.Template`).
+    mapping of one's own (see :class:`~sdvm_hf.formulations.Template`). Bad arguments raise
+    here, before the first request.
     """
     source, plan = _prepare(
         samples, formulation, dataset, config, split, shots, limit, seed, shot_samples, template
     )
+    if plan.table_build is not None and limit is None and source.by_table():
+        return table_requests(source, plan, plan.table_build)  # no generator between
+    return _row_requests(source, plan, limit)
+
+
+def _row_requests(source: Source, plan: Plan, limit: int | None) -> Iterator[Request]:
+    """The requests of each document rendered one row at a time."""
     with (
         tempfile.TemporaryDirectory(prefix="sdvm_hf-render-") as folder,
         _Spool(Path(folder) / "unconditional.pickles") as spool,
@@ -243,6 +252,9 @@ def _documents(source: Source, plan: Plan, limit: int | None) -> Iterator[tuple[
         if limit < count:
             picked = random.Random(SUBSAMPLE_SEED).sample(range(count), limit)
             chosen = {position: doc_id for doc_id, position in enumerate(picked)}
+    if chosen is None and plan.table_build is not None and source.by_table():
+        yield from enumerate(table_documents(source, plan, plan.table_build))
+        return
     if chosen is None:
         for position, row in enumerate(source.rows()):
             yield position, plan.render(row, position, source)
