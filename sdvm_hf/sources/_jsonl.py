@@ -13,6 +13,8 @@ in them, holding a few blocks at a time.
 from __future__ import annotations
 
 import json
+import mmap
+import os
 import zlib
 from collections.abc import Iterator
 from typing import IO, TYPE_CHECKING
@@ -55,8 +57,8 @@ def named(file: str, error: Exception | str) -> InputError:
 def line_blocks(file: str) -> Iterator[Block]:
     """``file`` about :data:`BLOCK_BYTES` of whole lines at a time, with where each starts.
 
-    A plain file is memory-mapped and its blocks are windows on the map (no copy: copying
-    1.2 GB of lines into fresh memory took a second); a ``.gz`` file is decompressed a block
+    A plain file's blocks are read-only maps of it (no copy: copying 1.2 GB of lines into
+    fresh memory took a second); a ``.gz`` file is decompressed a block
     at a time. A file that cannot be read (a truncated ``.gz``) is named.
     """
     try:
@@ -66,16 +68,22 @@ def line_blocks(file: str) -> Iterator[Block]:
 
 
 def _mapped_blocks(file: str) -> Iterator[Block]:
-    with pa.memory_map(file) as mapped:
-        size, start = mapped.size(), 0
+    """Each block its own read-only map of the file, unmapped when its lines are let go.
+
+    A stream so holds the pages of the blocks in flight, not of the file read so far.
+    """
+    with open(file, "rb") as raw:
+        descriptor = raw.fileno()
+        size, start = os.fstat(descriptor).st_size, 0
         while start < size:
-            stop = _line_end(mapped, start, min(start + BLOCK_BYTES, size), size)
-            mapped.seek(start)
-            yield start, mapped.read_buffer(stop - start)
+            stop = _line_end(descriptor, start, min(start + BLOCK_BYTES, size), size)
+            base = start - start % mmap.ALLOCATIONGRANULARITY
+            window = mmap.mmap(descriptor, stop - base, offset=base, access=mmap.ACCESS_READ)
+            yield start, pa.py_buffer(memoryview(window)[start - base :])
             start = stop
 
 
-def _line_end(mapped: pa.MemoryMappedFile, start: int, stop: int, size: int) -> int:
+def _line_end(descriptor: int, start: int, stop: int, size: int) -> int:
     """Where the block from ``start`` ends, ``stop`` at most if a line ends before it.
 
     After the last line break before ``stop``, else after the first one past it (a line
@@ -85,13 +93,13 @@ def _line_end(mapped: pa.MemoryMappedFile, start: int, stop: int, size: int) -> 
     at = stop
     while at > start:  # the last break before stop, read back a little at a time
         low = max(start, at - tail)
-        found: int = mapped.read_at(at - low, low).rfind(b"\n")
+        found = os.pread(descriptor, at - low, low).rfind(b"\n")
         if found >= 0:
             return low + found + 1
         at = low
     at = stop
     while at < size:  # a line longer than a block: to its end
-        found = int(mapped.read_at(min(tail, size - at), at).find(b"\n"))
+        found = int(os.pread(descriptor, min(tail, size - at), at).find(b"\n"))
         if found >= 0:
             return at + found + 1
         at += tail
