@@ -208,8 +208,8 @@ def _answer(
     at = f"{mapping.where}: answer column {mapping.answer!r}"
     labels = one_array(table.column(mapping.labels)) if mapping.labels else None
     answer_format = mapping.answer_format
-    if isinstance(choices, pa.ChunkedArray):  # list kernels number rows within a chunk
-        choices = one_array(choices) if SPELLINGS[answer_format].reads_choices else choices
+    if isinstance(choices, pa.ChunkedArray) and SPELLINGS[answer_format].reads_choices:
+        choices = one_array(choices)  # list kernels number rows within a chunk
     counts = pc.list_value_length(choices)
     index = answer_index(raw, choices, answer_format, at, labels)
     out_of_range = pc.or_kleene(pc.less(index, 0), pc.greater_equal(index, counts))

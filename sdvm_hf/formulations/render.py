@@ -25,6 +25,7 @@ from typing import Any
 
 from sdvm_hf._atomic import atomic_path
 from sdvm_hf.formulations._batches import table_documents, table_requests
+from sdvm_hf.formulations._columnar import TableBuild
 from sdvm_hf.formulations._gzip import GzipLines, append_file
 from sdvm_hf.formulations._plan import Plan, plan_for
 from sdvm_hf.formulations._request import UNCONDITIONAL_OFFSET, RenderError, Request
@@ -77,9 +78,15 @@ def render_requests(
     source, plan = _prepare(
         samples, formulation, dataset, config, split, shots, limit, seed, shot_samples, template
     )
-    if plan.table_build is not None and limit is None and source.by_table():
-        return table_requests(source, plan, plan.table_build)  # no generator between
+    build = _table_build(source, plan)
+    if build is not None and limit is None:
+        return table_requests(source, plan, build)  # no generator between
     return _row_requests(source, plan, limit)
+
+
+def _table_build(source: Source, plan: Plan) -> TableBuild | None:
+    """The rule's table form, where the samples are held as tables it can stand for."""
+    return plan.table_build if plan.table_build is not None and source.by_table() else None
 
 
 def _row_requests(source: Source, plan: Plan, limit: int | None) -> Iterator[Request]:
@@ -252,8 +259,9 @@ def _documents(source: Source, plan: Plan, limit: int | None) -> Iterator[tuple[
         if limit < count:
             picked = random.Random(SUBSAMPLE_SEED).sample(range(count), limit)
             chosen = {position: doc_id for doc_id, position in enumerate(picked)}
-    if chosen is None and plan.table_build is not None and source.by_table():
-        yield from enumerate(table_documents(source, plan, plan.table_build))
+    build = _table_build(source, plan)
+    if chosen is None and build is not None:
+        yield from enumerate(table_documents(source, plan, build))
         return
     if chosen is None:
         for position, row in enumerate(source.rows()):

@@ -99,7 +99,7 @@ def _line_end(descriptor: int, start: int, stop: int, size: int) -> int:
         at = low
     at = stop
     while at < size:  # a line longer than a block: to its end
-        found = int(os.pread(descriptor, min(tail, size - at), at).find(b"\n"))
+        found = os.pread(descriptor, min(tail, size - at), at).find(b"\n")
         if found >= 0:
             return at + found + 1
         at += tail
@@ -107,10 +107,8 @@ def _line_end(descriptor: int, start: int, stop: int, size: int) -> int:
 
 
 def _gz_blocks(file: str) -> Iterator[Block]:
-    import gzip
-
     offset, rest = 0, b""
-    with gzip.open(file, "rb") as text:
+    with _gz_open(file, "rb") as text:
         while data := text.read(BLOCK_BYTES):
             data = rest + data if rest else data
             cut = data.rfind(b"\n") + 1
