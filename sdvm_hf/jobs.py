@@ -20,6 +20,7 @@ import pyarrow.parquet as pq
 
 from sdvm_hf._atomic import AtomicFile
 from sdvm_hf._progress import bar
+from sdvm_hf._restart import at_most_twice
 from sdvm_hf.arrow import canonical, find_problems
 from sdvm_hf.arrow.rejects import Rejects, json_line
 from sdvm_hf.arrow.sequence import SampleBatches
@@ -127,8 +128,15 @@ def convert_to_files(
     and ``output`` is ``None``. The rejects file is rewritten on every run, and removed
     when no row was rejected, so it never holds an earlier run's rows. An error (a bad row
     with ``on_error="raise"``) leaves both files as they were.
+
+    Both files are temporary until the end, so a stream may be read again from the start
+    (:func:`~sdvm_hf._restart.at_most_twice`): a JSON Lines file is parsed once, in its first
+    block's types, and a second time only when a later block's types differ.
     """
-    output = Path(output)
+    return at_most_twice(lambda: _convert_to_files(samples, Path(output), format))
+
+
+def _convert_to_files(samples: SampleBatches, output: Path, format: Format | None) -> Converted:
     tally = Tally()
     tally.add_rejects(())  # a conversion's summary says rows in, even of an empty source
     beside = rejects_path(output)

@@ -38,6 +38,7 @@ import pyarrow.parquet as pq
 
 from sdvm_hf._atomic import block_signals_in_this_thread
 from sdvm_hf._hash import TableHasher, table_hash
+from sdvm_hf._priority import work_ahead
 from sdvm_hf.errors import InputError
 
 __all__ = [
@@ -443,6 +444,7 @@ def file_entries_in_background(
 
     def run() -> None:
         block_signals_in_this_thread()  # Ctrl-C and SIGTERM stay the main thread's
+        work_ahead()  # the record waits for it only when the file is written: it goes last
         try:
             entries.extend(file_entry(path) for path in paths)
         except BaseException as error:  # handed to the waiting caller

@@ -13,6 +13,8 @@ LAYERS: list[tuple[str, ...]] = [
         "sdvm_hf._progress",
         "sdvm_hf._lock",
         "sdvm_hf._hash",
+        "sdvm_hf._restart",
+        "sdvm_hf._priority",
         "sdvm_hf.record",
         "sdvm_hf.verdicts",
     ),

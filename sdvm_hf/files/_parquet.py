@@ -13,6 +13,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sdvm_hf._atomic import atomic_path
+from sdvm_hf._restart import at_most_twice
 from sdvm_hf.arrow import (
     canonical,
     check_schema,
@@ -63,11 +64,8 @@ def write_parquet(
     crash mid-write leaves no partial file at ``path``.
     """
     if isinstance(samples, SampleBatches) and not isinstance(samples, SampleSequence):
-        with SampleWriter(path, "parquet") as writer:  # a stream: batch by batch
-            for table in samples.tables():
-                writer.write(table)
-            writer.record = converted_record(samples, writer.rows, len(samples.rejects))
-        return writer.rows
+        stream = samples
+        return at_most_twice(lambda: _write_stream(stream, path))  # the file is temporary
     if isinstance(samples, pa.Table | SampleSequence):
         table = SampleSequence(samples).table if isinstance(samples, pa.Table) else samples.table
     else:
@@ -77,6 +75,15 @@ def write_parquet(
         table = table.replace_schema_metadata(with_record(table.schema, record).metadata)
     write_table(table, path)
     return int(table.num_rows)
+
+
+def _write_stream(samples: SampleBatches, path: str | os.PathLike[str]) -> int:
+    """A stream written batch by batch as it is converted: the whole table is never held."""
+    with SampleWriter(path, "parquet") as writer:
+        for table in samples.tables():
+            writer.write(table)
+        writer.record = converted_record(samples, writer.rows, len(samples.rejects))
+    return writer.rows
 
 
 def converted_record(

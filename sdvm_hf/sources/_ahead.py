@@ -9,6 +9,7 @@ the three rather than their sum. At most ``depth`` batches wait, so memory stays
 from __future__ import annotations
 
 import collections
+import contextvars
 import os
 import queue
 import threading
@@ -17,6 +18,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TypeVar
 
 from sdvm_hf._atomic import block_signals_in_this_thread
+from sdvm_hf._priority import work_ahead
 
 __all__ = ["in_order", "read_ahead"]
 
@@ -46,6 +48,7 @@ def read_ahead(items: Iterator[T], depth: int = 1) -> Generator[T, None, None]:
 
     def run() -> None:
         block_signals_in_this_thread()  # Ctrl-C and SIGTERM stay the main thread's
+        work_ahead()  # the reader of the items waits for them; it goes first
         try:
             for item in items:
                 if not put(item):
@@ -55,7 +58,12 @@ def read_ahead(items: Iterator[T], depth: int = 1) -> Generator[T, None, None]:
             return
         put(_DONE)
 
-    thread = threading.Thread(target=run, name="sdvm_hf-read-ahead", daemon=True)
+    # the thread reads in the caller's context (as ``asyncio.to_thread`` does): a setting the
+    # caller made for its reads (``_restart.restartable``) holds for the reads done ahead
+    context = contextvars.copy_context()
+    thread = threading.Thread(
+        target=context.run, args=(run,), name="sdvm_hf-read-ahead", daemon=True
+    )
     thread.start()
     try:
         while True:
@@ -89,7 +97,7 @@ def in_order(
     waits only for the work already running.
     """
     threads = threads or workers()
-    pool = ThreadPoolExecutor(threads, "sdvm_hf-parse", initializer=block_signals_in_this_thread)
+    pool = ThreadPoolExecutor(threads, "sdvm_hf-parse", initializer=_worker)
     running: collections.deque[Future[U]] = collections.deque()
     source = iter(items)
     try:
@@ -109,6 +117,11 @@ def in_order(
             yield running.popleft().result()
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _worker() -> None:
+    block_signals_in_this_thread()  # Ctrl-C and SIGTERM stay the main thread's
+    work_ahead()  # the caller waits for the results; it goes first
 
 
 class _Failed:
