@@ -183,7 +183,7 @@ def test_a_failed_write_leaves_no_partial_file(
     write_parquet([QUESTION], path)
     before = path.read_bytes()
 
-    def crash(table: pa.Table, where: Path) -> None:
+    def crash(table: pa.Table, where: Path, **options: object) -> None:
         Path(where).write_bytes(b"PAR1 half a file")
         raise KeyboardInterrupt
 

@@ -63,3 +63,47 @@ def test_a_failed_group_stops_the_file_and_names_it(
             writer.write(table)
     assert written == [3]  # nothing after the failed group
     assert not out.exists() and list(tmp_path.iterdir()) == []
+
+
+def _repeating_choices(rows: int) -> pa.Table:
+    """Samples whose choices come from a pool of 1.3 MB of text: past pyarrow's 1 MiB
+    dictionary budget, as four per-choice source columns of it were not."""
+    from sdvm_hf import MultipleChoiceQuestionAnswerSample
+    from sdvm_hf.arrow.sequence import samples_to_table
+
+    pool = [f"choice {n:05d} " + "x" * 40 for n in range(24_000)]
+    return samples_to_table(
+        MultipleChoiceQuestionAnswerSample(
+            context=f"question {n % 7}",
+            choices=[pool[(n * 4 + k) % len(pool)] for k in range(4)],
+            answer_index=n % 4,
+        )
+        for n in range(rows)
+    )
+
+
+def _choices_bytes(path: Path) -> int:
+    """The encoded size of the choices' values, before compression."""
+    meta = pq.ParquetFile(path).metadata
+    column = [meta.schema.column(i).path for i in range(meta.num_columns)].index(
+        "choices.list.element"
+    )
+    groups = range(meta.num_row_groups)
+    return sum(meta.row_group(g).column(column).total_uncompressed_size for g in groups)
+
+
+def test_choices_that_repeat_stay_dictionary_encoded(tmp_path: Path) -> None:
+    from sdvm_hf import write_parquet
+
+    table = _repeating_choices(48_000)  # each pool value eight times
+    write_parquet(table, tmp_path / "eager.parquet")
+    with SampleWriter(tmp_path / "streamed.parquet") as writer:
+        for start in range(0, table.num_rows, 8_000):
+            writer.write(table.slice(start, 8_000))
+    pq.write_table(table, tmp_path / "defaults.parquet")  # pyarrow's 1 MiB budget
+    plain = _choices_bytes(tmp_path / "defaults.parquet")
+    assert plain > 48_000 * 4 * 50  # it overflowed: the values written out in full
+    expected = read_parquet(tmp_path / "defaults.parquet").table
+    for name in ("eager.parquet", "streamed.parquet"):
+        assert _choices_bytes(tmp_path / name) < plain / 2  # indices and one dictionary
+        assert read_parquet(tmp_path / name).table.equals(expected)

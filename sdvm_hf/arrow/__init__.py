@@ -15,7 +15,7 @@ from sdvm_hf.arrow._codec import (
 )
 from sdvm_hf.arrow._concat import concatenate_tables
 from sdvm_hf.arrow._found import Found, Problems, first_per_row
-from sdvm_hf.arrow._parquet import batch_rows, parquet_file_batches
+from sdvm_hf.arrow._parquet import WRITE_OPTIONS, batch_rows, parquet_file_batches
 from sdvm_hf.arrow._rules import find_problems, found, is_list, utf8_problems
 from sdvm_hf.arrow._stream import shuffled, taken
 from sdvm_hf.arrow._validate import canonical, check_schema, checked_table, json_type_problem
@@ -23,6 +23,7 @@ from sdvm_hf.arrow._validate import canonical, check_schema, checked_table, json
 __all__ = [
     "BATCH_BYTES",
     "DECODE_ROWS",
+    "WRITE_OPTIONS",
     "Found",
     "Problems",
     "batch_rows",

@@ -15,6 +15,7 @@ import pyarrow.parquet as pq
 from sdvm_hf._atomic import atomic_path
 from sdvm_hf._restart import at_most_twice
 from sdvm_hf.arrow import (
+    WRITE_OPTIONS,
     canonical,
     check_schema,
     checked_table,
@@ -48,7 +49,7 @@ __all__ = [
 def write_table(table: pa.Table, path: str | os.PathLike[str]) -> None:
     """Write a sample table to ``path`` atomically (the file appears only when complete)."""
     with atomic_path(path) as tmp:
-        pq.write_table(table, tmp)
+        pq.write_table(table, tmp, **WRITE_OPTIONS)
 
 
 def write_parquet(

@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sdvm_hf._atomic import AtomicFile, block_signals_in_this_thread, named
-from sdvm_hf.arrow import DECODE_ROWS, decode
+from sdvm_hf.arrow import DECODE_ROWS, WRITE_OPTIONS, decode
 from sdvm_hf.arrow.schema import sample_schema
 from sdvm_hf.files._format import Format, format_of
 from sdvm_hf.files._jsonl import _open_text, _wire_line
@@ -84,7 +84,7 @@ class SampleWriter:
                     self._text.write(_wire_line(sample))
         else:
             if self._parquet is None:
-                self._parquet = pq.ParquetWriter(self._file.path, table.schema)
+                self._parquet = pq.ParquetWriter(self._file.path, table.schema, **WRITE_OPTIONS)
                 self._groups = _InThread(self._parquet.write_table, "sdvm_hf-parquet-writer")
             self._waiting.append(table.cast(self._parquet.schema))
             self._waiting_rows += table.num_rows

@@ -23,7 +23,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sdvm_hf._atomic import atomic_path
-from sdvm_hf.arrow import row_chunks
+from sdvm_hf.arrow import WRITE_OPTIONS, row_chunks
 from sdvm_hf.service._base import BLOCK_COLUMNS, ServiceError
 
 log = logging.getLogger("sdvm_hf.service.roundtrip")
@@ -171,7 +171,7 @@ class Parts:
         # Written in memory first: a part is small, and the Parquet writer's many small
         # writes cost more, straight to a file, than the whole encoding does
         sink = pa.BufferOutputStream()
-        pq.write_table(part.replace_schema_metadata(meta), sink)
+        pq.write_table(part.replace_schema_metadata(meta), sink, **WRITE_OPTIONS)
         with atomic_path(self.path(number)) as tmp:
             tmp.write_bytes(sink.getvalue())
 
