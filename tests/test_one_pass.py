@@ -3,6 +3,7 @@ first block's types, checked on every block, and read again (two passes) when th
 
 import json
 import os
+import re
 import sys
 import threading
 from collections.abc import Iterator
@@ -179,6 +180,16 @@ def test_a_stream_read_where_it_cannot_start_again_reads_the_whole_file_first(
     path = _lines(tmp_path / "rows.jsonl", [*rows, {"a": 0.5}])
     tables = list(jsonl_blocks(str(path)))  # no restartable(): never StartAgain
     assert all(table.schema.field("a").type == pa.float64() for table in tables)
+
+
+def test_an_empty_file_is_named_in_one_pass_too(tmp_path: Path) -> None:
+    path = tmp_path / "empty.jsonl"
+    path.write_bytes(b"")
+    message = rf"^{re.escape(str(path))}: Empty JSON file"
+    with pytest.raises(ValueError, match=message):
+        list(jsonl_blocks(str(path)))
+    with restartable(), pytest.raises(ValueError, match=message):
+        list(jsonl_blocks(str(path)))
 
 
 def test_a_block_is_parsed_into_one_chunk(tmp_path: Path) -> None:

@@ -192,6 +192,9 @@ def _parsed(file: str, block: Block, schema: pa.Schema | None = None) -> pa.Tabl
         raise named(file, f"lines {first} to {last}: {error}") from None
 
 
+_EMPTY = "Empty JSON file"
+
+
 def _unify(schema: pa.Schema, other: pa.Schema) -> pa.Schema:
     """The two blocks' types unified as pyarrow's reader unifies a file's blocks.
 
@@ -223,7 +226,7 @@ def _file_schema(file: str, schemas: Iterator[tuple[Block, pa.Schema]]) -> pa.Sc
             first, last = _lines(file, block)
             raise named(file, f"lines {first} to {last}: {error}") from None
     if schema is None:
-        raise named(file, ValueError("Empty JSON file"))
+        raise named(file, ValueError(_EMPTY))
     return schema
 
 
@@ -270,6 +273,8 @@ def _first_types(file: str) -> Iterator[pa.Table]:
                 raise StartAgain(f"{file}: a block's types are not its first block's")
             table = _parsed(file, block, schema)
         yield table
+    if schema is None:  # as the first pass says it
+        raise named(file, ValueError(_EMPTY))
 
 
 def read_jsonl(file: str) -> pa.Table:
