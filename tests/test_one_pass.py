@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from sdvm_hf import load_hellaswag, stream, write_parquet
 from sdvm_hf._restart import StartAgain, at_most_twice, may_restart, restartable
 from sdvm_hf.jobs import convert_to_files
+from sdvm_hf.record import arrow_schema, read_record
 from sdvm_hf.sources import _jsonl
 from sdvm_hf.sources._ahead import in_order, read_ahead
 from sdvm_hf.sources._jsonl import jsonl_blocks, read_jsonl
@@ -209,3 +210,89 @@ def test_threads_that_work_ahead_give_way_to_the_thread_that_waits() -> None:
     assert set(in_order(nice, range(4), threads=2)) == {min(19, main + 10)}
     assert list(read_ahead(nice(n) for n in range(2))) == [min(19, main + 10)] * 2
     assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == main  # unchanged
+
+
+def _hellaswag_rows() -> list[dict[str, object]]:
+    return [json.loads(line) for line in JSONL.read_text(encoding="utf-8").splitlines()]
+
+
+def _in_blocks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rows: list[dict[str, object]]
+) -> Path:
+    """``rows`` as a JSON Lines file that is read in several blocks."""
+    monkeypatch.setattr(_jsonl, "BLOCK_BYTES", 1 << 10)
+    return _lines(tmp_path / "hellaswag.jsonl", rows)
+
+
+def _same_as_eager(path: Path, out: Path) -> None:
+    """The streamed writers give what the eager load gives: table, rejects, record's schema."""
+    eager = load_hellaswag(data_files=str(path), on_error="skip")
+    converted = convert_to_files(stream("hellaswag", data_files=str(path), on_error="skip"), out)
+    assert converted.output is not None
+    assert pq.read_table(out).equals(eager.table)
+    assert converted.summary.rows_in == eager.table.num_rows + len(eager.rejects)
+    write_parquet(eager, out.with_suffix(".eager.parquet"))
+    record, expected = read_record(out), read_record(out.with_suffix(".eager.parquet"))
+    assert record is not None and expected is not None
+    assert arrow_schema(record.schema or "") == arrow_schema(expected.schema or "")
+
+
+@pytest.mark.parametrize(
+    "first, later",
+    [
+        ({"label": None}, {}),  # the first block has no label: its rows are rejects, not an error
+        ({"when": "2020-01-01 00:00:00"}, {"when": "unknown"}),  # dates, until they are not
+        ({"meta": {}}, {"meta": {"a": 1}}),  # a struct with no fields, until it has one
+    ],
+    ids=["no-label-at-first", "text-like-dates", "empty-struct"],
+)
+def test_a_guess_that_fails_the_conversion_is_read_again(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    first: dict[str, object],
+    later: dict[str, object],
+) -> None:
+    rows = _hellaswag_rows()
+    head = [
+        {
+            key: value
+            for key, value in {**row, **first}.items()
+            if value is not None or key != "label"
+        }
+        for row in rows[:4]
+    ]
+    path = _in_blocks(tmp_path, monkeypatch, [*head, *({**row, **later} for row in rows[4:])])
+    _same_as_eager(path, tmp_path / "out.parquet")
+
+
+def test_the_record_has_the_types_of_the_pass_that_wrote(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rows = _hellaswag_rows()
+    scores = [{**row, "score": 1} for row in rows[:6]] + [{**row, "score": 1.5} for row in rows[6:]]
+    path = _in_blocks(tmp_path, monkeypatch, scores)
+    _same_as_eager(path, tmp_path / "out.parquet")
+
+
+def test_a_stream_cut_short_has_the_whole_files_types(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rows = _hellaswag_rows()
+    path = _in_blocks(tmp_path, monkeypatch, [*rows[:-1], {**rows[-1], "score": 0.5}])
+    write_parquet(stream("hellaswag", data_files=str(path)).take(3), tmp_path / "three.parquet")
+    three = pq.read_table(tmp_path / "three.parquet")
+    assert three.num_rows == 3
+    assert three.schema.field("extra").type.field("score").type == pa.float64()
+
+
+def test_no_thread_reads_the_source_after_a_conversion_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rows = _hellaswag_rows()
+    path = _in_blocks(tmp_path, monkeypatch, [*rows[:-1], {**rows[-1], "label": 9}])
+    before = set(threading.enumerate())
+    with pytest.raises(ValueError, match=r"row 11, column 'label'"):
+        convert_to_files(stream("hellaswag", data_files=str(path)), tmp_path / "out.parquet")
+    readers = ("sdvm_hf-parse", "sdvm_hf-read-ahead")  # the hash reads with read(): no map
+    left = [t.name for t in set(threading.enumerate()) - before if t.name.startswith(readers)]
+    assert left == []

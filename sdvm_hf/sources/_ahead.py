@@ -117,6 +117,9 @@ def in_order(
             yield running.popleft().result()
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+        close = getattr(source, "close", None)
+        if close is not None:  # the items' own threads stop too
+            close()
 
 
 def _worker() -> None:

@@ -120,22 +120,28 @@ def conversions(
         checked = in_order(lambda item: (*item, utf8_problems(item[1])), batches)
     else:  # what is checked is the rows selected
         checked = ((first_row, batch, None) for first_row, batch in batches)
-    with progress:
-        for number, (first_row, batch, broken) in enumerate(checked):
-            rows = np.arange(first_row, first_row + batch.num_rows, dtype=np.int64)
-            size = batch.num_rows
-            if select is not None:
-                mask = select.mask(batch)
-                batch, rows = batch.filter(pa.array(mask)), rows[mask]
-            if keep is not None and not keep(number):
-                continue
-            resolved = resolve(mapping, batch.column_names, split)
-            broken = utf8_problems(batch) if broken is None else broken
-            if broken:  # a damaged file, not a bad row: even skip mode cannot write it out
-                at = broken[0]
-                raise ConversionError(resolved.where, replace(at, row=int(rows[at.row])))
-            yield resolved.convert(batch, on_error=on_error, rows=rows)
-            progress.update(size)
+    try:
+        with progress:
+            for number, (first_row, batch, broken) in enumerate(checked):
+                rows = np.arange(first_row, first_row + batch.num_rows, dtype=np.int64)
+                size = batch.num_rows
+                if select is not None:
+                    mask = select.mask(batch)
+                    batch, rows = batch.filter(pa.array(mask)), rows[mask]
+                if keep is not None and not keep(number):
+                    continue
+                resolved = resolve(mapping, batch.column_names, split)
+                broken = utf8_problems(batch) if broken is None else broken
+                if broken:  # a damaged file, not a bad row: even skip mode cannot write it out
+                    at = broken[0]
+                    raise ConversionError(resolved.where, replace(at, row=int(rows[at.row])))
+                yield resolved.convert(batch, on_error=on_error, rows=rows)
+                progress.update(size)
+    finally:  # an error, or a reader that stops: no thread reads the source after this
+        for reading in (checked, batches):
+            close = getattr(reading, "close", None)
+            if close is not None:
+                close()
     if select is not None:
         select.check()
 

@@ -23,11 +23,12 @@ import mmap
 import os
 import zlib
 from collections.abc import Iterator
+from contextlib import closing
 from typing import IO, TYPE_CHECKING
 
 import pyarrow as pa
 
-from sdvm_hf._restart import StartAgain, may_restart
+from sdvm_hf._restart import StartAgain, guess, may_restart
 from sdvm_hf.errors import InputError
 from sdvm_hf.sources._ahead import in_order
 
@@ -261,20 +262,21 @@ def _first_types(file: str) -> Iterator[pa.Table]:
     """
     schema: pa.Schema | None = None
     parsed = in_order(lambda block: (block, _parsed(file, block)), line_blocks(file), STREAMED)
-    for block, table in parsed:
-        if schema is None:
-            schema = table.schema
-        elif table.schema != schema:
-            try:
-                fits = _unify(schema, table.schema) == schema
-            except pa.ArrowException:
-                fits = False
-            if not fits:
-                raise StartAgain(f"{file}: a block's types are not its first block's")
-            table = _parsed(file, block, schema)
-        yield table
-    if schema is None:  # as the first pass says it
-        raise named(file, ValueError(_EMPTY))
+    with guess(), closing(parsed):  # checked only at the end; no parse left running
+        for block, table in parsed:
+            if schema is None:
+                schema = table.schema
+            elif table.schema != schema:
+                try:
+                    fits = _unify(schema, table.schema) == schema
+                except pa.ArrowException:
+                    fits = False
+                if not fits:
+                    raise StartAgain(f"{file}: a block's types are not its first block's")
+                table = _parsed(file, block, schema)
+            yield table
+        if schema is None:  # as the first pass says it
+            raise named(file, ValueError(_EMPTY))
 
 
 def read_jsonl(file: str) -> pa.Table:

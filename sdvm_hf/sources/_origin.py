@@ -48,9 +48,10 @@ class Origin:
 
     def watch(self, batches: Iterator[tuple[int, pa.Table]]) -> Iterator[tuple[int, pa.Table]]:
         self.hash_files()  # the files as this pass reads them
+        first = True  # the types as this pass reads them (a pass read again may differ)
         for first_row, batch in batches:
-            if self.schema is None:
-                self.schema = batch.schema
+            if first:
+                self.schema, first = batch.schema, False
             yield first_row, batch
 
     def record(self) -> Record:
