@@ -14,6 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_jsonl_blocks import VALUES as BLOCK_VALUES
 
 from sdvm_hf import load_hellaswag, stream, write_parquet
 from sdvm_hf._restart import StartAgain, at_most_twice, may_restart, restartable
@@ -25,12 +26,8 @@ from sdvm_hf.sources._jsonl import jsonl_blocks, read_jsonl
 
 JSONL = Path(__file__).parent / "fixtures" / "hellaswag" / "validation.jsonl"
 
-VALUES = st.one_of(
-    st.none(),
-    st.integers(-(2**40), 2**40),
-    st.floats(allow_nan=False, allow_infinity=False, width=32),
-    st.text(max_size=20),
-    st.lists(st.integers(0, 9), max_size=3),
+VALUES = st.one_of(  # the block tests' values, and objects that gain a key late
+    BLOCK_VALUES,
     st.fixed_dictionaries({"x": st.integers(0, 9)}, optional={"y": st.text(max_size=3)}),
 )
 

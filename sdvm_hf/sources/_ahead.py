@@ -20,7 +20,7 @@ from typing import TypeVar
 from sdvm_hf._atomic import block_signals_in_this_thread
 from sdvm_hf._priority import work_ahead
 
-__all__ = ["in_order", "read_ahead"]
+__all__ = ["close", "in_order", "read_ahead"]
 
 T = TypeVar("T")
 U = TypeVar("U")
@@ -47,8 +47,7 @@ def read_ahead(items: Iterator[T], depth: int = 1) -> Generator[T, None, None]:
         return False
 
     def run() -> None:
-        block_signals_in_this_thread()  # Ctrl-C and SIGTERM stay the main thread's
-        work_ahead()  # the reader of the items waits for them; it goes first
+        _worker()
         try:
             for item in items:
                 if not put(item):
@@ -76,9 +75,7 @@ def read_ahead(items: Iterator[T], depth: int = 1) -> Generator[T, None, None]:
     finally:
         stop.set()
         thread.join()
-        close = getattr(items, "close", None)
-        if close is not None:
-            close()
+        close(items)
 
 
 def workers() -> int:
@@ -117,14 +114,20 @@ def in_order(
             yield running.popleft().result()
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
-        close = getattr(source, "close", None)
-        if close is not None:  # the items' own threads stop too
-            close()
+        close(source)  # the items' own threads stop too
+
+
+def close(items: Iterable[object]) -> None:
+    """Close ``items`` if it can be closed (a generator: its ``finally`` runs, its threads stop)."""
+    closer = getattr(items, "close", None)
+    if closer is not None:
+        closer()
 
 
 def _worker() -> None:
+    """First thing in a thread that works ahead of its caller."""
     block_signals_in_this_thread()  # Ctrl-C and SIGTERM stay the main thread's
-    work_ahead()  # the caller waits for the results; it goes first
+    work_ahead()  # the caller waits for its work; it goes first
 
 
 class _Failed:

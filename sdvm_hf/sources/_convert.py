@@ -19,7 +19,7 @@ from sdvm_hf.arrow.rejects import Rejects
 from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.convert.mapping import Conversion, MultipleChoiceMapping, OnError
 from sdvm_hf.errors import ConversionError, InputError, LayoutError, Problem
-from sdvm_hf.sources._ahead import in_order
+from sdvm_hf.sources._ahead import close, in_order
 
 if TYPE_CHECKING:
     from sdvm_hf.sources._split import SplitSpec
@@ -138,10 +138,8 @@ def conversions(
                 yield resolved.convert(batch, on_error=on_error, rows=rows)
                 progress.update(size)
     finally:  # an error, or a reader that stops: no thread reads the source after this
-        for reading in (checked, batches):
-            close = getattr(reading, "close", None)
-            if close is not None:
-                close()
+        close(checked)
+        close(batches)
     if select is not None:
         select.check()
 
