@@ -124,3 +124,85 @@ def test_row_groups_of_ten_thousand_rows_are_batches_of_their_own_not_copies() -
     batches = list(regrouped(table, 0, BATCH_ROWS))
     assert [part.num_rows for _, part in batches] == [BIG_CHUNK + 10] * 3
     assert {part.column("ctx").chunk(0).buffers()[2].address for _, part in batches} == sources
+
+
+def _mmlu_csv_chunk(rows: int, number: int) -> pa.RecordBatch:
+    """A chunk as pyarrow reads MMLU's CSV: each column in buffers of its own."""
+    return pa.record_batch(
+        {
+            "question": pa.array([f"Question {number}-{row}?" for row in range(rows)]),
+            **{letter: pa.array([letter * 256] * rows) for letter in "ABCD"},
+            "answer": pa.array(["ABCD"[row % 4] for row in range(rows)]),
+        }
+    )
+
+
+@pytest.mark.parametrize("handed_over", [True, False])
+def test_a_handed_over_source_is_freed_batch_by_batch(
+    handed_over: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The eager load holds its source and its samples together a batch at a time (#28).
+
+    Each chunk's four choice columns (1 MiB each) are copied into the samples' ``choices``;
+    handed over, a chunk's columns are freed once converted, so the memory in use grows by
+    about a batch, not by the whole source's choices as when the caller keeps the table.
+    """
+    from sdvm_hf.sources._convert import BIG_CHUNK, convert_handed
+
+    count, rows = 8, BIG_CHUNK  # each chunk a batch of its own
+    table = pa.Table.from_batches([_mmlu_csv_chunk(rows, n) for n in range(count)])
+    choices = 4 * 256 * rows * count
+    mapping = PRESETS["mmlu"].mapping(table.column_names)
+    in_use: list[int] = []
+    convert = _convert.conversions
+
+    def watched(*args: object, **kwargs: object) -> Iterator[object]:
+        for result in convert(*args, **kwargs):  # type: ignore[arg-type]
+            in_use.append(pa.total_allocated_bytes())
+            yield result
+
+    monkeypatch.setattr(_convert, "conversions", watched)
+    before = pa.total_allocated_bytes()
+    if handed_over:
+        handed = [table]
+        del table
+        samples = convert_handed(handed, mapping, "test")
+        assert not handed
+        assert max(in_use) - before < choices / 3  # the last batches, ahead and in hand
+    else:
+        samples = convert_table(table, mapping, "test")
+        assert max(in_use) - before > choices * 0.9
+    assert len(samples) == count * rows
+    assert samples[rows + 1].choices == ["A" * 256, "B" * 256, "C" * 256, "D" * 256]
+
+
+def test_the_eager_load_hands_its_source_over(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``load`` keeps no reference to the table it read: the CSV's choices are freed as the
+    samples' are made (1.4M MMLU rows: 1.12 GB peak before, 0.99 GB)."""
+    from sdvm_hf.sources import _csv
+
+    rows, width = 16_000, 100
+    lines = (
+        f'"Q{row}?",{",".join(c * width for c in "ABCD")},{"ABCD"[row % 4]}\n'
+        for row in range(rows)
+    )
+    path = tmp_path / "astronomy_test.csv"  # MMLU's headerless layout, named by its subject
+    path.write_text("".join(lines))
+    monkeypatch.setattr(_csv, "EAGER_BLOCK", 1 << 19)  # chunks of ~1,250 rows
+    monkeypatch.setattr(_convert, "BIG_CHUNK", 256)  # each a batch of its own
+    in_use: list[int] = []
+    convert = _convert.conversions
+
+    def watched(*args: object, **kwargs: object) -> Iterator[object]:
+        for result in convert(*args, **kwargs):  # type: ignore[arg-type]
+            in_use.append(pa.total_allocated_bytes())
+            yield result
+
+    monkeypatch.setattr(_convert, "conversions", watched)
+    samples = sdvm_hf.load("mmlu", data_files=str(path))
+    assert len(in_use) > 8 and len(samples) == rows
+    assert samples[5].choices == [c * width for c in "ABCD"]
+    grown = max(in_use) - in_use[0]
+    assert grown < rows * 4 * width / 3  # not the whole source's choices again

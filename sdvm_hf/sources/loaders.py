@@ -23,7 +23,7 @@ from sdvm_hf.convert.mapping import MultipleChoiceMapping, OnError
 from sdvm_hf.convert.preset import Preset
 from sdvm_hf.errors import InputError
 from sdvm_hf.sources._ahead import read_ahead
-from sdvm_hf.sources._convert import MappingChoice, Selection, convert_table
+from sdvm_hf.sources._convert import MappingChoice, Selection, convert_handed
 from sdvm_hf.sources._csv import CsvLayout
 from sdvm_hf.sources._origin import Origin
 from sdvm_hf.sources._parts import WHOLE, Part, shard_batches, shard_count
@@ -91,7 +91,9 @@ def _load(
     loaded = load_table(source)
     origin.schema = loaded.table.schema
     _bound(select, [loaded.table])  # counted in the table read, not in a second read
-    samples = convert_table(loaded.table, mapping, split, on_error, select, loaded.first_row)
+    handed, first_row = [loaded.table], loaded.first_row
+    del loaded  # the conversion holds the only reference: it frees the source as it goes
+    samples = convert_handed(handed, mapping, split, on_error, select, first_row)
     samples.provenance = origin.record
     return samples
 
