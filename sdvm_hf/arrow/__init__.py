@@ -4,7 +4,7 @@ This is the face the layers above use; the ``_private`` modules behind it are th
 own (``tests/test_layers.py`` holds every other package to the names below).
 """
 
-from sdvm_hf.arrow._chunks import BATCH_BYTES, bounded, row_chunks
+from sdvm_hf.arrow._chunks import BATCH_BYTES, bounded, constant, row_chunks
 from sdvm_hf.arrow._codec import (
     DECODE_ROWS,
     changeable_columns,
@@ -33,6 +33,7 @@ __all__ = [
     "check_schema",
     "checked_table",
     "concatenate_tables",
+    "constant",
     "decode",
     "find_problems",
     "first_per_row",

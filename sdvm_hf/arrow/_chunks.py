@@ -8,6 +8,7 @@ through these pieces instead, and their output schema is the same as in one piec
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 
 import numpy as np
@@ -87,3 +88,28 @@ def take(
         merged = pa.Table.from_batches(taken, schema=table.schema).combine_chunks()
         pieces.append(merged.take(pa.array(np.argsort(order), pa.int64())))
     return pa.concat_tables(pieces)
+
+
+def constant(value: str | None, n: int) -> pa.Array:
+    """``n`` copies of ``value`` (``None``: nulls) as a string array, sharing its memory.
+
+    Arrays are immutable, so every batch takes a slice of one array per value, grown to the
+    next power of two, instead of filling fresh memory: a CSV file's blocks, each of its own
+    row count, filled 1.4M MMLU rows' constant columns (the subject a file's name gives, the
+    sample's kind and style, its empty blocks) with 70 MB of fresh memory. Past
+    :data:`_SHARED_ROWS` a value is repeated afresh (``pa.repeat``, ten times ``fill_null``'s
+    speed).
+    """
+    if n > _SHARED_ROWS:
+        return _repeat(value, n)
+    return _shared(value, max(1 << (n - 1).bit_length(), 1024)).slice(0, n)
+
+
+_SHARED_ROWS = 1 << 17
+
+
+def _repeat(value: str | None, n: int) -> pa.Array:
+    return pa.repeat(pa.scalar(value, pa.string()), n)
+
+
+_shared = functools.lru_cache(maxsize=16)(_repeat)

@@ -13,7 +13,6 @@ and the table the pass builds cannot disagree.
 
 from __future__ import annotations
 
-import functools
 from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -23,7 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from sdvm_hf._wire import BLOCKS, TASK_TYPE, reserved_key
-from sdvm_hf.arrow import Found, found, is_list, json_type_problem
+from sdvm_hf.arrow import Found, constant, found, is_list, json_type_problem
 from sdvm_hf.arrow.schema import JSON_EXTRA, normal_type, sample_schema
 from sdvm_hf.convert._answers import SPELLINGS, answer_index, expected_answer
 from sdvm_hf.convert._cells import (
@@ -278,25 +277,6 @@ def _extra(
         )
     arrays = [one_array(c).cast(f.type) for c, f in zip(columns, fields, strict=True)]
     return pa.StructArray.from_arrays(arrays, fields=fields)
-
-
-def constant(value: str | None, n: int) -> pa.Array:
-    """``n`` copies of ``value`` (``None``: nulls) as a string array, shared by every batch.
-
-    ``pa.repeat`` (ten times ``fill_null``'s speed); arrays are immutable, so batches of the
-    same size (65,536 rows, a stream's) share one instead of filling fresh memory each.
-    """
-    return _repeated(value, n) if n <= _SHARED_ROWS else _repeat(value, n)
-
-
-_SHARED_ROWS = 1 << 17
-
-
-def _repeat(value: str | None, n: int) -> pa.Array:
-    return pa.repeat(pa.scalar(value, pa.string()), n)
-
-
-_repeated = functools.lru_cache(maxsize=16)(_repeat)
 
 
 def _close(name: str, table: pa.Table) -> str:

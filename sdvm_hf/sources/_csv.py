@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
+from sdvm_hf.arrow import constant
 from sdvm_hf.errors import InputError
 
 if TYPE_CHECKING:  # pyarrow.csv is imported by the first CSV read, not by every load
@@ -108,8 +109,10 @@ def _plan(file: str, layout: CsvLayout) -> _Plan:
 def _with_file_columns(table: pa.Table, file: str, layout: CsvLayout, plan: _Plan) -> pa.Table:
     if layout.file_columns is None or not plan.headerless:
         return table
+    lengths = [len(chunk) for chunk in table.column(0).chunks] if table.num_columns else [0]
     for name, value in layout.file_columns(file).items():
-        table = table.append_column(name, pa.repeat(pa.scalar(value, pa.string()), table.num_rows))
+        column = pa.chunked_array([constant(value, n) for n in lengths], pa.string())
+        table = table.append_column(name, column)
     return table
 
 
