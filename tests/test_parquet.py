@@ -9,6 +9,8 @@ import pyarrow.dataset as pads
 import pyarrow.parquet as pq
 import pytest
 from helpers import assert_same_samples
+from hypothesis import given
+from hypothesis import strategies as st
 
 from sdvm_hf import (
     MultipleChoiceCompletionSample,
@@ -306,6 +308,30 @@ def test_blank_means_what_python_strip_means() -> None:
     assert [c for c, is_blank in zip(characters, got, strict=True) if is_blank] == [
         c for c in characters if not c.strip()
     ]
+
+
+_SPACES = "".join(c for c in map(chr, range(0x3100)) if c.isspace())
+
+
+@given(
+    texts=st.lists(
+        st.none() | st.text(alphabet=st.sampled_from(_SPACES + "ab\u00e9\u2030\u3001")), max_size=30
+    ),
+    start=st.integers(0, 3),
+    cut=st.integers(1, 30),
+)
+def test_blank_is_python_strip_on_any_array_sliced_or_chunked(
+    texts: list[str | None], start: int, cut: int
+) -> None:
+    """The pattern runs only where a string may be blank: the answer is still Python's."""
+    from sdvm_hf.arrow._rules import blank
+
+    expected = [None if text is None else not text.strip() for text in texts[start:]]
+    array = pa.array(texts, pa.string()).slice(start)
+    assert blank(array).to_pylist() == expected
+    chunked = pa.chunked_array([array[:cut], array[cut:]], pa.string())
+    assert blank(chunked).to_pylist() == expected
+    assert blank(array.cast(pa.large_string())).to_pylist() == expected
 
 
 def test_the_sequence_indexes_slices_and_becomes_a_dataset(tmp_path: Path) -> None:

@@ -180,7 +180,7 @@ def test_the_eager_load_hands_its_source_over(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``load`` keeps no reference to the table it read: the CSV's choices are freed as the
-    samples' are made (1.4M MMLU rows: 1.12 GB peak before, 0.99 GB)."""
+    samples' are made (1M MMLU rows: 1.12 GB peak before, 0.99 GB)."""
     from sdvm_hf.sources import _csv
 
     rows, width = 16_000, 100

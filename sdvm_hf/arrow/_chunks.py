@@ -95,7 +95,7 @@ def constant(value: str | None, n: int) -> pa.Array:
 
     Arrays are immutable, so every batch takes a slice of one array per value, grown to the
     next power of two, instead of filling fresh memory: a CSV file's blocks, each of its own
-    row count, filled 1.4M MMLU rows' constant columns (the subject a file's name gives, the
+    row count, filled 1M MMLU rows' constant columns (the subject a file's name gives, the
     sample's kind and style, its empty blocks) with 70 MB of fresh memory. Past
     :data:`_SHARED_ROWS` a value is repeated afresh (``pa.repeat``, ten times ``fill_null``'s
     speed).

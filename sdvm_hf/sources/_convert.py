@@ -221,7 +221,7 @@ def convert_handed(
     A caller that holds no other reference to the table hands it over this way (an argument
     stays referenced by the caller until the call returns): each batch of the source is then
     freed once it is converted, and a load holds the source and its samples together only a
-    batch at a time. The eager load of 1.4M MMLU rows from CSV peaked at 1.12 GB with the
+    batch at a time. The eager load of 1M MMLU rows from CSV peaked at 1.12 GB with the
     source held to the end, 0.99 GB handed over (pyarrow's reader alone: 0.82 GB).
     """
     table = handed.pop()
