@@ -10,6 +10,20 @@ import pyarrow.parquet as pq
 
 REALDATA = Path("/work/shared/realdata")
 
+PEAK = """
+def peak_bytes():
+    # VmHWM, this program's own peak RSS. getrusage's ru_maxrss also counts the parent's
+    # memory at the fork (Linux carries it across exec): the children of a benchmark that
+    # holds a replicated table reported that table as their own peak.
+    try:
+        with open("/proc/self/status") as status:
+            return next(int(l.split()[1]) * 1024 for l in status if l.startswith("VmHWM:"))
+    except OSError:  # no /proc: ru_maxrss (KiB on Linux, bytes on macOS)
+        import resource
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+"""
+"""Code that defines ``peak_bytes()`` in a benchmark's child process."""
+
 
 def options(description: str, rows: int = 1_000_000, repeats: int = 5) -> argparse.ArgumentParser:
     """``--realdata``, ``--rows`` and ``--repeats``, which every size-driven benchmark takes."""

@@ -39,7 +39,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
-from _data import options
+from _data import PEAK, options
 
 from sdvm_hf.arrow import BATCH_BYTES
 
@@ -52,13 +52,7 @@ LAYOUTS: dict[str, int | str | None] = {
     "JSON Lines": "jsonl",
 }
 
-# VmHWM, not ru_maxrss: Linux carries the parent's peak into a child's ru_maxrss across
-# fork and exec, and the parent here holds the 1 GB table it wrote
-_PEAK = (
-    "\nimport json, re, sys"
-    "\nkib = re.search(r'VmHWM:\\s*(\\d+)', open('/proc/self/status').read()).group(1)"
-    "\nprint(json.dumps({'peak': int(kib) * 1024}), file=sys.stderr)"
-)
+_PEAK = PEAK + "\nimport json, sys\nprint(json.dumps({'peak': peak_bytes()}), file=sys.stderr)"
 _CODE = {
     "convert": (
         "from sdvm_hf.cli import main\n"

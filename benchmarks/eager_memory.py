@@ -17,10 +17,13 @@ import sys
 import tempfile
 from pathlib import Path
 
+from _data import PEAK
 from streaming_memory import replicate
 
-_CHILD = """
-import json, resource, sys
+_CHILD = (
+    PEAK
+    + """
+import json, sys
 path, how = sys.argv[1], sys.argv[2]
 if how == "ours":
     from sdvm_hf import load_hellaswag, write_parquet
@@ -30,8 +33,9 @@ else:
     table = pq.read_table(path)
     pq.write_table(table, path + ".floor.parquet")
     rows = table.num_rows
-print(json.dumps({"rows": rows, "peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
+print(json.dumps({"rows": rows, "peak": peak_bytes()}))
 """
+)
 
 
 def peak(path: Path, how: str) -> int:

@@ -29,7 +29,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
-from _data import options, replicated
+from _data import PEAK, options, replicated
 
 from sdvm_hf import stream, write_parquet
 from sdvm_hf.record import content_hash, read_record
@@ -41,7 +41,9 @@ CASES = {
 }
 """Each export measured: its name and ``export``'s options."""
 
-_CHILD = """
+_CHILD = (
+    PEAK
+    + """
 import json, shutil, sys
 path, how, out = sys.argv[1], sys.argv[2], sys.argv[3]
 if how == "floor":
@@ -51,10 +53,9 @@ else:
     from sdvm_hf import export
     export(path, out, overwrite=True, **json.loads(how))
     shutil.rmtree(out)
-with open("/proc/self/status") as status:
-    hwm = next(line for line in status if line.startswith("VmHWM:"))
-print(json.dumps({"peak": int(hwm.split()[1]) * 1024}))
+print(json.dumps({"peak": peak_bytes()}))
 """
+)
 
 
 def refined_file(samples: Path, out: Path) -> Path:

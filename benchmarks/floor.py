@@ -46,7 +46,7 @@ import layouts
 import pyarrow.parquet as pq
 import startup
 import summary_share
-from _data import REALDATA, replicated
+from _data import PEAK, REALDATA, replicated
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -58,11 +58,7 @@ DATASETS = {
 SIZES = {"hellaswag": (100_000, 1_000_000), "mmlu": (140_000, 1_400_000)}
 QUICK_SIZES = {"hellaswag": (20_000, 100_000), "mmlu": (28_000, 140_000)}
 
-_PEAK = (
-    "\nimport json, resource, sys"
-    "\nprint(json.dumps({'peak': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}),"
-    " file=sys.stderr)"
-)
+_PEAK = PEAK + "\nimport json, sys\nprint(json.dumps({'peak': peak_bytes()}), file=sys.stderr)"
 _CODE = {
     "floor": "import pyarrow.parquet as pq\npq.write_table(pq.read_table({f!r}), {out!r})",
     "load": (

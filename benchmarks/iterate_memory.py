@@ -23,6 +23,7 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+from _data import PEAK
 
 from sdvm_hf import load_hellaswag, write_parquet
 
@@ -40,13 +41,10 @@ PASSES = {
 
 def measure(code: str, path: Path) -> tuple[int, float]:
     """Rows counted and peak RSS in MiB of ``code`` run in a fresh interpreter."""
-    script = (
-        f"import resource; PATH = {str(path)!r}\n{code}\n"
-        "print(n, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
-    )
+    script = f"{PEAK}\nPATH = {str(path)!r}\n{code}\nprint(n, peak_bytes())"
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
-    rows, kib = out.stdout.split()
-    return int(rows), int(kib) / 1024
+    rows, peak = out.stdout.split()
+    return int(rows), int(peak) / 2**20
 
 
 def build(path: Path) -> None:

@@ -39,15 +39,11 @@ import time
 from pathlib import Path
 
 import pyarrow.parquet as pq
-from _data import REALDATA, replicated
+from _data import PEAK, REALDATA, replicated
 
 MMLU_CSV_NAMES = ["question", "A", "B", "C", "D", "answer"]
 
-_PEAK = (
-    "\nimport json, resource, sys"
-    "\nprint(json.dumps({'peak': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}),"
-    " file=sys.stderr)"
-)
+_PEAK = PEAK + "\nimport json, sys\nprint(json.dumps({'peak': peak_bytes()}), file=sys.stderr)"
 _CSV_OPTIONS = (
     "import pyarrow as pa, pyarrow.csv as pacsv\n"
     f"names = {MMLU_CSV_NAMES!r}\n"

@@ -18,6 +18,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
+from _data import PEAK
 from _timing import medians, report
 
 from sdvm_hf.presets.hellaswag import HELLASWAG
@@ -35,9 +36,9 @@ def bad_table(rows: int) -> pa.Table:
 
 def peak_rss(rows: int, convert: bool) -> float:
     """Peak RSS in GB of a fresh process that builds the table and (optionally) rejects it."""
-    code = (
-        "import sys, resource; sys.path.insert(0, 'benchmarks');"
-        "from reject_rows import bad_table; from sdvm_hf import HELLASWAG;"
+    code = PEAK + (
+        "import sys; sys.path.insert(0, 'benchmarks');"
+        "from reject_rows import bad_table; from sdvm_hf.presets.hellaswag import HELLASWAG;"
         f"t = bad_table({rows});"
         + (
             "r = HELLASWAG.convert(t, split='v', on_error='skip');"
@@ -45,10 +46,10 @@ def peak_rss(rows: int, convert: bool) -> float:
             if convert
             else ""
         )
-        + "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+        + "print(peak_bytes())"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    return int(done.stdout.strip()) / 1e6
+    return int(done.stdout.strip()) / 1e9
 
 
 def main() -> None:

@@ -31,12 +31,14 @@ import tempfile
 from pathlib import Path
 
 import pyarrow.parquet as pq
-from _data import REALDATA, replicated
+from _data import PEAK, REALDATA, replicated
 
 from sdvm_hf import stream, write_parquet
 
-_CHILD = """
-import json, resource, sys, time
+_CHILD = (
+    PEAK
+    + """
+import json, sys, time
 import pyarrow.parquet as pq
 from sdvm_hf.formulations import render_requests, write_requests
 path, how, out = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -48,14 +50,9 @@ elif how == "render":
 else:
     rows = len(pq.read_table(path, columns=["context", "choices", "extra"]).to_pylist())
 seconds = time.perf_counter() - start
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-try:  # ru_maxrss counts the parent's memory at the fork; VmHWM is this program's own
-    with open("/proc/self/status") as status:
-        peak = next(int(l.split()[1]) * 1024 for l in status if l.startswith("VmHWM:"))
-except OSError:
-    pass
-print(json.dumps({"rows": rows, "seconds": seconds, "peak": peak}))
+print(json.dumps({"rows": rows, "seconds": seconds, "peak": peak_bytes()}))
 """
+)
 
 
 def run(path: Path, how: str, out: Path) -> dict[str, float]:

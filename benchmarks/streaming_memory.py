@@ -22,9 +22,12 @@ import tempfile
 from pathlib import Path
 
 import pyarrow.parquet as pq
+from _data import PEAK
 
-_CHILD = """
-import json, resource, sys
+_CHILD = (
+    PEAK
+    + """
+import json, sys
 path, how = sys.argv[1], sys.argv[2]
 rows = 0
 if how == "ours":
@@ -46,9 +49,9 @@ else:
     import datasets
     for _ in datasets.load_dataset("parquet", data_files=path, split="train", streaming=True):
         rows += 1
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-print(json.dumps({"rows": rows, "peak": peak}))
+print(json.dumps({"rows": rows, "peak": peak_bytes()}))
 """
+)
 
 
 def replicate(source: Path, rows: int, path: Path) -> None:
