@@ -107,3 +107,49 @@ def test_an_empty_file_is_named(tmp_path: Path) -> None:
     path.write_bytes(b"")
     with pytest.raises(ValueError, match=rf"^{re.escape(str(path))}: Empty JSON file"):
         read_jsonl(str(path))
+
+
+@pytest.mark.parametrize("gz", [False, True])
+@pytest.mark.parametrize("where", ["first line", "after blank lines", "a later block"])
+def test_a_block_that_starts_with_null_is_named_not_a_crash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, gz: bool, where: str
+) -> None:
+    """pyarrow 26 kills the process on a block whose first value is ``null``: refused first."""
+    monkeypatch.setattr(_jsonl, "BLOCK_BYTES", 256)
+    lines = [json.dumps({"a": n, "b": "x" * (n % 7)}) for n in range(60)]
+    path = tmp_path / ("rows.jsonl.gz" if gz else "rows.jsonl")
+
+    def write(text: list[str]) -> None:
+        data = ("\n".join(text) + "\n").encode()
+        path.write_bytes(gzip.compress(data) if gz else data)
+
+    write(lines)
+    if where == "first line":
+        lines[0], bad = "null", 1
+    elif where == "after blank lines":
+        lines[:0], bad = ["", "  ", "null"], 3
+    else:
+        starts = [offset for offset, _ in line_blocks(str(path))]
+        text = ("\n".join(lines) + "\n").encode()
+        bad = text[: starts[2]].count(b"\n") + 1  # the line the third block starts with
+        lines[bad - 1] = "null".ljust(len(lines[bad - 1]))  # the blocks' ends stay put
+    write(lines)
+    message = rf"^{re.escape(str(path))}: line {bad} is null, not a JSON object"
+    with pytest.raises(ValueError, match=message):
+        read_jsonl(str(path))
+    with pytest.raises(ValueError, match=message):
+        list(jsonl_blocks(str(path)))
+
+
+def test_the_command_names_a_null_first_line_and_leaves_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The command exited with the reader's crash (rc 139) and left its temporary files."""
+    from sdvm_hf.cli import main
+
+    path = tmp_path / "rows.jsonl"
+    path.write_text('null\n{"ind": 1}\n')
+    out = tmp_path / "out.parquet"
+    assert main(["convert", "hellaswag", "--data-files", str(path), "-o", str(out)]) == 2
+    assert "line 1 is null, not a JSON object" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["rows.jsonl"]

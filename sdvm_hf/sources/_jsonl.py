@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import mmap
 import os
+import re
 import zlib
 from collections.abc import Iterator
 from contextlib import closing
@@ -176,11 +177,30 @@ def _not_json(first: int, lines: bytes) -> int | None:
     return None
 
 
+_FIRST_VALUE = re.compile(rb"[^ \t\r\n]")
+
+
+def _refuse_null_first(file: str, block: Block) -> None:
+    """Refuse a block whose first value is ``null``, naming its line.
+
+    pyarrow 26's reader kills the process on such a block (a ``null`` line first, blank lines
+    before it or not); a ``null`` line after the first value reads as a row of nulls.
+    """
+    data = block[1]
+    found = _FIRST_VALUE.search(data)
+    if found is None or bytes(data[found.start() : found.start() + 4]) != b"null":
+        return
+    first, _ = _lines(file, block)
+    line = first + bytes(data[: found.start()]).count(b"\n")
+    raise named(file, f"line {line} is null, not a JSON object (a row)")
+
+
 def _parsed(file: str, block: Block, schema: pa.Schema | None = None) -> pa.Table:
     import pyarrow.json as paj
 
     options = paj.ParseOptions(explicit_schema=schema, unexpected_field_behavior="error")
     data = block[1]
+    _refuse_null_first(file, block)
     try:
         return paj.read_json(
             pa.BufferReader(data), read_options=read_options(len(data)), parse_options=options
