@@ -43,7 +43,7 @@ def test_past_the_shared_rows_a_constant_is_fresh(monkeypatch: pytest.MonkeyPatc
 def test_a_csv_files_subject_is_one_shared_array(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The subject MMLU's file name gives: the same buffer in every chunk, not 33 MB anew."""
+    """The subject MMLU's file name gives: one buffer for the chunks of a size, not 33 MB anew."""
     path = tmp_path / "astronomy_test.csv"
     path.write_text("".join(f'"Q{row}?",a,b,c,d,A\n' for row in range(3_000)))
     monkeypatch.setattr(_csv, "EAGER_BLOCK", 1 << 14)
@@ -52,5 +52,6 @@ def test_a_csv_files_subject_is_one_shared_array(
     table = _csv.read_csv([str(path)], layout)
     subject = table.column("subject")
     assert subject.num_chunks > 3
-    assert len({_data(chunk) for chunk in subject.chunks}) == 1
+    sizes = {1 << (len(chunk) - 1).bit_length() for chunk in subject.chunks}  # powers of two
+    assert len({_data(chunk) for chunk in subject.chunks}) == len(sizes) < subject.num_chunks
     assert subject.to_pylist() == ["astronomy"] * 3_000

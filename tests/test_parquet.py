@@ -334,6 +334,14 @@ def test_blank_is_python_strip_on_any_array_sliced_or_chunked(
     assert blank(array.cast(pa.large_string())).to_pylist() == expected
 
 
+def test_blank_takes_an_empty_array_with_no_offsets() -> None:
+    """Arrow allows a 0-length string array a 0-byte offsets buffer (other implementations)."""
+    from sdvm_hf.arrow._rules import blank
+
+    empty = pa.Array.from_buffers(pa.string(), 0, [None, pa.py_buffer(b""), pa.py_buffer(b"")])
+    assert blank(empty).to_pylist() == []
+
+
 def test_the_sequence_indexes_slices_and_becomes_a_dataset(tmp_path: Path) -> None:
     batch = [stem(i, i=i) for i in range(10)]
     path = tmp_path / "s.parquet"

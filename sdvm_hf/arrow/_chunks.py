@@ -98,11 +98,12 @@ def constant(value: str | None, n: int) -> pa.Array:
     row count, filled 1M MMLU rows' constant columns (the subject a file's name gives, the
     sample's kind and style, its empty blocks) with 70 MB of fresh memory. Past
     :data:`_SHARED_ROWS` a value is repeated afresh (``pa.repeat``, ten times ``fill_null``'s
-    speed).
+    speed). pyarrow pickles a slice with its whole buffers: a column so pickles at most twice
+    its rows.
     """
     if n > _SHARED_ROWS:
         return _repeat(value, n)
-    return _shared(value, max(1 << (n - 1).bit_length(), 1024)).slice(0, n)
+    return _shared(value, 1 << max(n - 1, 0).bit_length()).slice(0, n)
 
 
 _SHARED_ROWS = 1 << 17
