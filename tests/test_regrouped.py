@@ -206,3 +206,31 @@ def test_the_eager_load_hands_its_source_over(
     assert samples[5].choices == [c * width for c in "ABCD"]
     grown = max(in_use) - in_use[0]
     assert grown < rows * 4 * width / 3  # not the whole source's choices again
+
+
+@pytest.mark.parametrize("bad_rows", [[3], [0, 4_100, 8_000], list(range(0, 8_192, 2))])
+def test_rejects_hold_their_rows_not_the_batch(bad_rows: list[int]) -> None:
+    """A few rejects copy their rows out; the samples then free the batch they came from."""
+    from sdvm_hf.sources._convert import convert_handed
+
+    table = pa.Table.from_batches([_mmlu_csv_chunk(BIG, n) for n in range(2)])
+    answers = table.column("answer").to_pylist()
+    for row in bad_rows:
+        answers[row] = "E"
+    table = table.set_column(5, "answer", pa.array(answers))
+    expected = [table.slice(row, 1).to_pylist()[0] for row in bad_rows]
+    mapping = PRESETS["mmlu"].mapping(table.column_names)
+    handed = [table]
+    del table
+    samples = convert_handed(handed, mapping, "test", "skip")
+    assert [reject.original for reject in samples.rejects] == expected
+    assert [reject.row for reject in samples.rejects] == bad_rows
+    parts = [originals for _, originals in samples.rejects._parts]
+    assert all(isinstance(originals, tuple) for originals in parts)  # (table, positions)
+    kept = sum(originals[0].nbytes for originals in parts if isinstance(originals, tuple))
+    if 2 * len(bad_rows) < 2 * BIG:  # few: their rows alone, not the source's 8 MiB
+        assert kept < 2_000 * len(bad_rows)
+    assert len(samples) == 2 * BIG - len(bad_rows)
+
+
+BIG = 4_096

@@ -99,7 +99,38 @@ class _Piece:
         return {name: column[position].as_py() for name, column in self.keys.items()}
 
     def rejects(self) -> Rejects:
-        return Rejects(self.first.renumbered(self.numbers), (self.source, self.first.rows))
+        """The piece's rejects, holding the rows they came from.
+
+        Fewer than half the piece's rows are copied out, so the samples do not keep the whole
+        batch alive (154 rejects scattered over 60,000 MMLU rows kept 59 MB for 30 MB of
+        samples); more are kept as the piece.
+        """
+        rows = self.first.rows
+        if 2 * len(rows) >= self.source.num_rows:
+            return Rejects(self.first.renumbered(self.numbers), (self.source, rows))
+        alone = _rows_alone(self.source, rows)
+        return Rejects(self.first.renumbered(self.numbers), (alone, np.arange(len(rows))))
+
+
+def _rows_alone(table: pa.Table, rows: np.ndarray) -> pa.Table:
+    """The ``rows`` (in order) of ``table`` copied out, chunk by chunk.
+
+    A table's ``take`` first concatenates each column's chunks: a copy of the whole piece
+    (two rows of 100 MB in ten chunks took 0.25 s).
+    """
+    batches = table.to_batches()
+    starts = np.cumsum([0, *(batch.num_rows for batch in batches)])
+    order = np.argsort(rows, kind="stable")
+    ascending = rows[order]
+    chunk = np.searchsorted(starts, ascending, side="right") - 1
+    taken = [
+        batches[index].take(pa.array(ascending[chunk == index] - starts[index]))
+        for index in np.unique(chunk)
+    ]
+    alone = pa.Table.from_batches(taken, schema=table.schema)
+    if np.array_equal(order, np.arange(len(rows))):
+        return alone
+    return alone.take(pa.array(np.argsort(order)))  # the few rows copied, back in order
 
 
 def _checked(
