@@ -1,6 +1,7 @@
 """Sample sequences from datasets, mixed collections, one schema per mapping, any size."""
 
 import importlib.util
+import itertools
 import json
 from pathlib import Path
 
@@ -11,6 +12,8 @@ import pyarrow.dataset as pads
 import pyarrow.parquet as pq
 import pytest
 from helpers import assert_same_samples
+from hypothesis import given
+from hypothesis import strategies as st
 
 import sdvm_hf.arrow._chunks as chunking
 from sdvm_hf import (
@@ -346,6 +349,34 @@ def test_tables_are_processed_in_chunks_under_the_limit(
         hellaswag.table.take(pa.array(positions)).to_pylist()
     )
     assert_same_samples(list(SampleSequence(pieces)), list(hellaswag))
+
+
+@given(
+    sizes=st.lists(st.integers(0, 9), min_size=1, max_size=8),
+    picks=st.lists(st.integers(0, 10_000), max_size=40),
+    limit=st.sampled_from([1, 200, 1 << 30]),
+)
+def test_rows_taken_chunk_by_chunk_are_arrows_take(
+    sizes: list[int], picks: list[int], limit: int
+) -> None:
+    """Any order, repeats, empty chunks: what Arrow's take of the table gives, no concat."""
+    offsets = np.cumsum([0, *sizes])
+    chunks = [
+        pa.record_batch(
+            {
+                "n": pa.array(range(a, b), pa.int64()),
+                "s": pa.array([f"{i}" * 3 for i in range(a, b)], pa.string()),
+            }
+        )
+        for a, b in itertools.pairwise(offsets)
+    ]
+    table = pa.Table.from_batches(chunks)
+    positions = np.array([pick % max(table.num_rows, 1) for pick in picks], np.int64)
+    if not table.num_rows:
+        positions = positions[:0]
+    expected = table.take(pa.array(positions, pa.int64())).to_pylist()
+    assert chunking.take_by_chunk(table, positions).to_pylist() == expected
+    assert chunking.take(table, positions, limit).to_pylist() == expected
 
 
 def test_the_tagged_form_is_cut_in_pieces_like_the_table_form(

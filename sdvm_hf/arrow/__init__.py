@@ -4,7 +4,7 @@ This is the face the layers above use; the ``_private`` modules behind it are th
 own (``tests/test_layers.py`` holds every other package to the names below).
 """
 
-from sdvm_hf.arrow._chunks import BATCH_BYTES, bounded, constant, row_chunks
+from sdvm_hf.arrow._chunks import BATCH_BYTES, bounded, constant, row_chunks, take_by_chunk
 from sdvm_hf.arrow._codec import (
     DECODE_ROWS,
     changeable_columns,
@@ -46,6 +46,7 @@ __all__ = [
     "plain_extras",
     "row_chunks",
     "shuffled",
+    "take_by_chunk",
     "taken",
     "utf8_problems",
 ]

@@ -76,18 +76,44 @@ def take(
     batches = table.to_batches()
     starts = np.cumsum([0, *(batch.num_rows for batch in batches)])
     step = max(1, len(positions) * limit // size)
-    pieces = []
-    for first in range(0, len(positions), step):
-        part = positions[first : first + step]
-        chunk = np.searchsorted(starts, part, side="right") - 1
-        order = np.argsort(chunk, kind="stable")
-        taken = [
-            batches[index].take(pa.array(part[order][chunk[order] == index] - starts[index]))
-            for index in np.unique(chunk)
-        ]
-        merged = pa.Table.from_batches(taken, schema=table.schema).combine_chunks()
-        pieces.append(merged.take(pa.array(np.argsort(order), pa.int64())))
+    pieces = [
+        _by_chunk(table.schema, batches, starts, positions[first : first + step])
+        for first in range(0, len(positions), step)
+    ]
     return pa.concat_tables(pieces)
+
+
+def take_by_chunk(table: pa.Table, positions: np.ndarray) -> pa.Table:
+    """The rows of ``table`` at ``positions``, in that order, copied chunk by chunk.
+
+    For a few rows of a table of many chunks: Arrow's ``take`` of a table concatenates each
+    column's chunks first, a copy of the whole table (two rows of 100 MB in ten chunks:
+    0.25 s).
+    """
+    batches = table.to_batches()
+    starts = np.cumsum([0, *(batch.num_rows for batch in batches)])
+    return _by_chunk(table.schema, batches, starts, np.asarray(positions, np.int64))
+
+
+def _by_chunk(
+    schema: pa.Schema, batches: list[pa.RecordBatch], starts: np.ndarray, positions: np.ndarray
+) -> pa.Table:
+    """The rows at ``positions`` of the batches that start at ``starts``, in that order."""
+    if not len(positions):
+        return schema.empty_table()
+    chunk = np.searchsorted(starts, positions, side="right") - 1
+    order = np.argsort(chunk, kind="stable")
+    ordered = positions[order]
+    owners, firsts = np.unique(chunk[order], return_index=True)
+    ends = [*firsts[1:], len(ordered)]
+    taken = [
+        batches[owner].take(pa.array(ordered[first:end] - starts[owner]))
+        for owner, first, end in zip(owners, firsts, ends, strict=True)
+    ]
+    merged = pa.Table.from_batches(taken, schema=schema)
+    if np.array_equal(order, np.arange(len(positions))):  # already in the chunks' order
+        return merged
+    return merged.combine_chunks().take(pa.array(np.argsort(order), pa.int64()))
 
 
 def constant(value: str | None, n: int) -> pa.Array:
