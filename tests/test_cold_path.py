@@ -170,9 +170,9 @@ def test_reading_columns_as_they_are_gives_the_copies_output(
     mapping = PRESETS[preset].mapping(table.column_names)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(_convert, "BATCH_ROWS", batch)
-        ours = _convert.convert_table(table, mapping, "test", "skip", first_row=start)
+        ours = _convert.convert_handed([table], mapping, "test", "skip", first_row=start)
         patch.setattr(_table, "one_array", lambda column: column.combine_chunks())
-        before = _convert.convert_table(table, mapping, "test", "skip", first_row=start)
+        before = _convert.convert_handed([table], mapping, "test", "skip", first_row=start)
     assert ours.table.schema == before.table.schema
     assert ours.table.equals(before.table)
     assert list(ours.rejects) == list(before.rejects)

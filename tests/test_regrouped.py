@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 import sdvm_hf
 from sdvm_hf.presets.registry import PRESETS
 from sdvm_hf.sources import _convert
-from sdvm_hf.sources._convert import convert_table, regrouped
+from sdvm_hf.sources._convert import convert_handed, regrouped
 
 FIXTURES = Path(__file__).parent / "fixtures"
 HELLASWAG = pq.read_table(FIXTURES / "hellaswag" / "validation.parquet")
@@ -69,9 +69,9 @@ def test_the_output_is_the_fixed_grids_byte_for_byte(
     folder = tmp_path_factory.mktemp("out")
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(_convert, "BATCH_ROWS", batch)
-        ours = convert_table(table, mapping, "test", "skip", first_row=start)
+        ours = convert_handed([table], mapping, "test", "skip", first_row=start)
         patch.setattr(_convert, "regrouped", _fixed_grid)
-        before = convert_table(table, mapping, "test", "skip", first_row=start)
+        before = convert_handed([table], mapping, "test", "skip", first_row=start)
     assert ours.table.schema == before.table.schema
     assert ours.table.equals(before.table)
     assert list(ours.rejects) == list(before.rejects)
@@ -137,6 +137,20 @@ def _mmlu_csv_chunk(rows: int, number: int) -> pa.RecordBatch:
     )
 
 
+def _memory_per_batch(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The bytes Arrow has allocated as each batch's conversion is handed on, filled in."""
+    in_use: list[int] = []
+    convert = _convert.conversions
+
+    def watched(*args: object, **kwargs: object) -> Iterator[object]:
+        for result in convert(*args, **kwargs):  # type: ignore[arg-type]
+            in_use.append(pa.total_allocated_bytes())
+            yield result
+
+    monkeypatch.setattr(_convert, "conversions", watched)
+    return in_use
+
+
 @pytest.mark.parametrize("handed_over", [True, False])
 def test_a_handed_over_source_is_freed_batch_by_batch(
     handed_over: bool, monkeypatch: pytest.MonkeyPatch
@@ -147,21 +161,13 @@ def test_a_handed_over_source_is_freed_batch_by_batch(
     handed over, a chunk's columns are freed once converted, so the memory in use grows by
     about a batch, not by the whole source's choices as when the caller keeps the table.
     """
-    from sdvm_hf.sources._convert import BIG_CHUNK, convert_handed
+    from sdvm_hf.sources._convert import BIG_CHUNK
 
     count, rows = 8, BIG_CHUNK  # each chunk a batch of its own
     table = pa.Table.from_batches([_mmlu_csv_chunk(rows, n) for n in range(count)])
     choices = 4 * 256 * rows * count
     mapping = PRESETS["mmlu"].mapping(table.column_names)
-    in_use: list[int] = []
-    convert = _convert.conversions
-
-    def watched(*args: object, **kwargs: object) -> Iterator[object]:
-        for result in convert(*args, **kwargs):  # type: ignore[arg-type]
-            in_use.append(pa.total_allocated_bytes())
-            yield result
-
-    monkeypatch.setattr(_convert, "conversions", watched)
+    in_use = _memory_per_batch(monkeypatch)
     before = pa.total_allocated_bytes()
     if handed_over:
         handed = [table]
@@ -170,7 +176,7 @@ def test_a_handed_over_source_is_freed_batch_by_batch(
         assert not handed
         assert max(in_use) - before < choices / 3  # the last batches, ahead and in hand
     else:
-        samples = convert_table(table, mapping, "test")
+        samples = convert_handed([table], mapping, "test")
         assert max(in_use) - before > choices * 0.9
     assert len(samples) == count * rows
     assert samples[rows + 1].choices == ["A" * 256, "B" * 256, "C" * 256, "D" * 256]
@@ -192,15 +198,7 @@ def test_the_eager_load_hands_its_source_over(
     path.write_text("".join(lines))
     monkeypatch.setattr(_csv, "EAGER_BLOCK", 1 << 19)  # chunks of ~1,250 rows
     monkeypatch.setattr(_convert, "BIG_CHUNK", 256)  # each a batch of its own
-    in_use: list[int] = []
-    convert = _convert.conversions
-
-    def watched(*args: object, **kwargs: object) -> Iterator[object]:
-        for result in convert(*args, **kwargs):  # type: ignore[arg-type]
-            in_use.append(pa.total_allocated_bytes())
-            yield result
-
-    monkeypatch.setattr(_convert, "conversions", watched)
+    in_use = _memory_per_batch(monkeypatch)
     samples = sdvm_hf.load("mmlu", data_files=str(path))
     assert len(in_use) > 8 and len(samples) == rows
     assert samples[5].choices == [c * width for c in "ABCD"]
@@ -211,8 +209,6 @@ def test_the_eager_load_hands_its_source_over(
 @pytest.mark.parametrize("bad_rows", [[3], [0, 4_100, 8_000], list(range(0, 8_192, 2))])
 def test_rejects_hold_their_rows_not_the_batch(bad_rows: list[int]) -> None:
     """A few rejects copy their rows out; the samples then free the batch they came from."""
-    from sdvm_hf.sources._convert import convert_handed
-
     table = pa.Table.from_batches([_mmlu_csv_chunk(BIG, n) for n in range(2)])
     answers = table.column("answer").to_pylist()
     for row in bad_rows:

@@ -193,21 +193,6 @@ def resolve(mapping: MappingChoice, columns: Sequence[str], split: str) -> Multi
     return chosen.for_split(split)
 
 
-def convert_table(
-    table: pa.Table,
-    mapping: MappingChoice,
-    split: str = "",
-    on_error: OnError = "raise",
-    select: Selection | None = None,
-    first_row: int = 0,
-) -> SampleSequence:
-    """Convert a whole source table in batches.
-
-    Rows are numbered across the table from ``first_row`` (a slice keeps its split's numbers).
-    """
-    return convert_handed([table], mapping, split, on_error, select, first_row)
-
-
 def convert_handed(
     handed: list[pa.Table],
     mapping: MappingChoice,
@@ -216,8 +201,9 @@ def convert_handed(
     select: Selection | None = None,
     first_row: int = 0,
 ) -> SampleSequence:
-    """:func:`convert_table` of the one table in ``handed``, which it takes out of the list.
+    """Convert the one table in ``handed``, which it takes out of the list, in batches.
 
+    Rows are numbered across the table from ``first_row`` (a slice keeps its split's numbers).
     A caller that holds no other reference to the table hands it over this way (an argument
     stays referenced by the caller until the call returns): each batch of the source is then
     freed once it is converted, and a load holds the source and its samples together only a
