@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -226,6 +227,36 @@ def test_a_written_load_records_the_hash_of_its_source(tmp_path: Path) -> None:
         assert record.source["files"] == [
             {"path": str(source.resolve()), "bytes": source.stat().st_size, "sha256": want}
         ]
+
+
+def test_an_eager_load_hashes_its_files_once_the_read_is_done(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The read keeps every core busy; the hash waits for it, and runs beside the conversion."""
+    import sdvm_hf.sources._origin as origin
+    import sdvm_hf.sources.loaders as loaders
+
+    events: list[str] = []
+    real_read = getattr(loaders, "load_table")  # noqa: B009 (patched where the loader looks)
+    real_hash = getattr(origin, "file_entries_in_background")  # noqa: B009
+
+    def reading(*args: Any, **kwargs: Any) -> Any:
+        events.append("read begins")
+        loaded = real_read(*args, **kwargs)
+        events.append("read ends")
+        return loaded
+
+    def hashing(paths: Any) -> Any:
+        events.append("hash begins")
+        return real_hash(paths)
+
+    monkeypatch.setattr(loaders, "load_table", reading)
+    monkeypatch.setattr(origin, "file_entries_in_background", hashing)
+    source = FIXTURES / "mmlu" / "cais_test.parquet"
+    samples = sdvm_hf.load("mmlu", data_files=source)
+    assert events == ["read begins", "read ends", "hash begins"]
+    assert samples.provenance is not None
+    assert samples.provenance().source["files"][0]["bytes"] == source.stat().st_size
 
 
 # -- reading ahead ----------------------------------------------------------------------------

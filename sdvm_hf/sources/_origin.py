@@ -31,7 +31,7 @@ class Origin:
     mapping: MultipleChoiceMapping | None = None
     schema: pa.Schema | None = None
     entries: Callable[[], list[dict[str, Any]]] | None = field(default=None, repr=False)
-    """The source files' entries, hashed in a thread since the read began (local files)."""
+    """The source files' entries, hashed in a thread beside the conversion (local files)."""
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickled without the hashing thread (``datasets`` pickles a stream's generator)."""
