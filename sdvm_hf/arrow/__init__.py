@@ -19,10 +19,22 @@ from sdvm_hf.arrow._parquet import WRITE_OPTIONS, batch_rows, parquet_file_batch
 from sdvm_hf.arrow._rules import find_problems, found, is_list, utf8_problems
 from sdvm_hf.arrow._stream import shuffled, taken
 from sdvm_hf.arrow._validate import canonical, check_schema, checked_table, json_type_problem
+from sdvm_hf.arrow._values import (
+    FALSE,
+    TRUE,
+    empty_table,
+    from_numpy,
+    integers,
+    scalar,
+    strings,
+    to_numpy,
+)
 
 __all__ = [
     "BATCH_BYTES",
     "DECODE_ROWS",
+    "FALSE",
+    "TRUE",
     "WRITE_OPTIONS",
     "Found",
     "Problems",
@@ -35,9 +47,12 @@ __all__ = [
     "concatenate_tables",
     "constant",
     "decode",
+    "empty_table",
     "find_problems",
     "first_per_row",
     "found",
+    "from_numpy",
+    "integers",
     "is_list",
     "json_text",
     "json_type_problem",
@@ -45,8 +60,11 @@ __all__ = [
     "plain_blocks",
     "plain_extras",
     "row_chunks",
+    "scalar",
     "shuffled",
+    "strings",
     "take_by_chunk",
     "taken",
+    "to_numpy",
     "utf8_problems",
 ]

@@ -14,6 +14,8 @@ from collections.abc import Iterator
 import numpy as np
 import pyarrow as pa
 
+from sdvm_hf.arrow._values import empty_table, scalar
+
 CHUNK_BYTES = 1 << 30
 """The most bytes a table is processed in at once: well under Arrow's 2 GiB of 32-bit
 offsets, so that no kernel that concatenates a column (``take``, ``combine_chunks``,
@@ -100,7 +102,7 @@ def _by_chunk(
 ) -> pa.Table:
     """The rows at ``positions`` of the batches that start at ``starts``, in that order."""
     if not len(positions):
-        return schema.empty_table()
+        return empty_table(schema)
     chunk = np.searchsorted(starts, positions, side="right") - 1
     order = np.argsort(chunk, kind="stable")
     ordered = positions[order]
@@ -136,7 +138,7 @@ _SHARED_ROWS = 1 << 17
 
 
 def _repeat(value: str | None, n: int) -> pa.Array:
-    return pa.repeat(pa.scalar(value, pa.string()), n)
+    return pa.repeat(scalar(value, pa.string()), n)
 
 
 _shared = functools.lru_cache(maxsize=16)(_repeat)

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import pyarrow as pa
 
 from sdvm_hf.arrow._validate import canonical
+from sdvm_hf.arrow._values import empty_table
 from sdvm_hf.arrow.schema import EXTRA_MISSING, EXTRA_MISSING_TYPE, JSON_EXTRA, sample_schema
 from sdvm_hf.errors import SampleTableError
 
@@ -107,7 +108,7 @@ def concatenate_tables(tables: Sequence[pa.Table], names: Sequence[str] | None =
     extra cannot join the others'.
     """
     if not tables:
-        return sample_schema().empty_table()
+        return empty_table(sample_schema())
     names = names or [f"table {index}" for index in range(len(tables))]
     target = unified_extra(
         [(n, t.schema.field("extra").type) for n, t in zip(names, tables, strict=True)]

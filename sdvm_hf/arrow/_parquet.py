@@ -9,6 +9,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sdvm_hf.arrow import _chunks
+from sdvm_hf.arrow._values import empty_table
 
 WRITE_OPTIONS: dict[str, object] = {"dictionary_pagesize_limit": 4 << 20}
 """How sample tables are written to Parquet: pyarrow's defaults, but a 4 MiB dictionary budget
@@ -68,7 +69,7 @@ def parquet_file_batches(
     if check is not None:
         check(parquet.schema_arrow)
     if parquet.metadata.num_rows == 0:  # no batch, but the schema: what the columns hold
-        yield parquet.schema_arrow.empty_table()
+        yield empty_table(parquet.schema_arrow)
     rows = batch_rows(parquet.metadata, batch_size)
     for batch in parquet.iter_batches(batch_size=rows):
         yield pa.Table.from_batches([batch])

@@ -24,6 +24,7 @@ from sdvm_hf._wire import (
     shorten,
 )
 from sdvm_hf.arrow._found import Found, all_problems
+from sdvm_hf.arrow._values import FALSE, TRUE, from_numpy, scalar, strings, to_numpy
 from sdvm_hf.arrow.schema import (
     EXTRA_MISSING,
 )
@@ -65,10 +66,10 @@ def blank(strings: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
     rows = np.flatnonzero(_may_be_blank(strings))
     found = np.zeros(len(strings), dtype=np.bool_)
     if len(rows):
-        matched = pc.match_substring_regex(strings.take(pa.array(rows)), _BLANK)
-        found[rows] = np.asarray(pc.fill_null(matched, False), dtype=np.bool_)
-    nulls = np.asarray(strings.is_null(), dtype=np.bool_) if strings.null_count else None
-    return pa.array(found, mask=nulls)
+        matched = pc.match_substring_regex(strings.take(from_numpy(rows)), _BLANK)
+        found[rows] = to_numpy(pc.fill_null(matched, FALSE))
+    nulls = to_numpy(strings.is_null()) if strings.null_count else None
+    return from_numpy(found, mask=nulls)
 
 
 def _may_be_blank(strings: pa.StringArray) -> np.ndarray:
@@ -93,7 +94,7 @@ def _may_be_blank(strings: pa.StringArray) -> np.ndarray:
 
 def _bad(mask: pa.Array | pa.ChunkedArray) -> np.ndarray:
     """The rows where ``mask`` is true or null."""
-    return np.asarray(pc.indices_nonzero(pc.fill_null(mask, True)), dtype=np.int64)
+    return to_numpy(pc.indices_nonzero(pc.fill_null(mask, TRUE))).astype(np.int64)
 
 
 Rule = Callable[[pa.Table], Iterator[Found]]
@@ -101,13 +102,13 @@ Rule = Callable[[pa.Table], Iterator[Found]]
 
 def _task_type(table: pa.Table) -> Iterator[Found]:
     column = table.column("task_type")
-    bad = _bad(pc.not_equal(column, TASK_TYPE))
+    bad = _bad(pc.not_equal(column, scalar(TASK_TYPE, pa.string())))
     yield Found.at(column, bad, ("task_type",), repr(TASK_TYPE), kind="wrong_task_type")
 
 
 def _style(table: pa.Table) -> Iterator[Found]:
     column = table.column("style")
-    bad = _bad(pc.invert(pc.is_in(column, value_set=pa.array(STYLES))))
+    bad = _bad(pc.invert(pc.is_in(column, value_set=strings(STYLES))))
     yield Found.at(column, bad, ("style",), " or ".join(map(repr, STYLES)), kind="unknown_style")
 
 
@@ -119,7 +120,7 @@ def _context(table: pa.Table) -> Iterator[Found]:
 
 def _choices(table: pa.Table) -> Iterator[Found]:
     choices = table.column("choices")
-    too_few = _bad(pc.less(pc.list_value_length(choices), 2))
+    too_few = _bad(pc.less(pc.list_value_length(choices), scalar(2, pa.int32())))
     yield Found.at(choices, too_few, ("choices",), "at least two choices", kind="too_few_choices")
     flat = pc.list_flatten(choices)
     if flat.null_count:
@@ -136,7 +137,7 @@ def _answer_index(table: pa.Table) -> Iterator[Found]:
     out_of_range = pc.or_kleene(pc.less(answer, 0), pc.greater_equal(answer, lengths))
     valid_choices = pc.fill_null(pc.greater_equal(lengths, 2), False)
     rows = _bad(pc.and_(valid_choices, pc.fill_null(out_of_range, True)))
-    counts = lengths.take(pa.array(rows)).to_pylist()
+    counts = lengths.take(from_numpy(rows)).to_pylist()
     expected = [answer_range(n) for n in counts]
     yield Found.at(answer, rows, ("answer_index",), expected, kind="answer_out_of_range")
 
@@ -220,7 +221,7 @@ def _missing_keys(table: pa.Table, extra: pa.StructArray) -> Iterator[Found]:
         listed = np.asarray(pc.fill_null(pc.equal(flat, name), False), bool)
         rows = parents[listed]
         if len(rows):
-            valued = np.asarray(extra.field(index).is_valid().take(pa.array(rows)), bool)
+            valued = np.asarray(extra.field(index).is_valid().take(from_numpy(rows)), bool)
             bad = np.unique(rows[valued])
             expected = f"null in a row whose {EXTRA_MISSING} lists {name!r}"
             at = ("extra", name)

@@ -29,7 +29,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from sdvm_hf._wire import LETTERS, shorten
-from sdvm_hf.arrow import is_list
+from sdvm_hf.arrow import from_numpy, integers, is_list
 from sdvm_hf.convert._cells import is_text
 from sdvm_hf.errors import InputError, LayoutError
 
@@ -80,9 +80,8 @@ def _letters_to_index(raw: pa.Array) -> pa.Array:
         return pa.nulls(len(raw), pa.int64())
     encoded = raw.dictionary_encode()
     letters = encoded.dictionary.to_pylist()
-    mapped = pa.array(
-        [LETTERS.index(s) if re.fullmatch("[A-Z]", s or "") else None for s in letters],
-        pa.int64(),
+    mapped = integers(
+        [LETTERS.index(s) if re.fullmatch("[A-Z]", s or "") else None for s in letters]
     )
     return mapped.take(encoded.indices)
 
@@ -112,7 +111,7 @@ def _matches(lists: pa.Array, matches: pa.Array) -> tuple[pa.Array, np.ndarray]:
     # the first hit of each row: hits are in order, so take the lowest per parent
     rows, where = np.unique(parents[hits], return_index=True)
     first[rows] = hits[where] - starts[rows]
-    return pa.array(first, mask=counts == 0), counts
+    return from_numpy(first, mask=counts == 0), counts
 
 
 def _one_based_to_index(raw: pa.Array, where: str) -> pa.Array:

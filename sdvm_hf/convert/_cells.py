@@ -14,7 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from sdvm_hf.arrow import Found
+from sdvm_hf.arrow import Found, from_numpy
 from sdvm_hf.arrow.schema import STRING_TYPES
 from sdvm_hf.errors import PathPart
 
@@ -95,12 +95,12 @@ def safe_cast(
     bad = _positions(suspects) if suspects is not None else np.zeros(0, np.int64)
     mask = np.zeros(len(array), dtype=bool)
     mask[bad] = True
-    rest = pc.if_else(pa.array(mask), pa.nulls(len(array), array.type), array)
+    rest = pc.if_else(from_numpy(mask), pa.nulls(len(array), array.type), array)
     more: list[int] = []
     _bisect(rest, dtype, 0, more)
     if more:
         mask[more] = True
-        rest = pc.if_else(pa.array(mask), pa.nulls(len(array), array.type), array)
+        rest = pc.if_else(from_numpy(mask), pa.nulls(len(array), array.type), array)
     bad = np.flatnonzero(mask)
     expected = f"a value that fits {dtype}"
     return rest.cast(dtype), [Found.at(array, bad, path, expected, kind="not_castable")]
@@ -152,5 +152,5 @@ def choices_from_columns(
     values = pa.concat_arrays(texts)
     # row-major order: row i's choices are values[i], values[n + i], ..., values[(k-1)n + i]
     order = (np.arange(n)[:, None] + np.arange(k)[None, :] * n).ravel()
-    offsets = pa.array(np.arange(0, n * k + 1, k, dtype=np.int32))
-    return pa.ListArray.from_arrays(offsets, values.take(pa.array(order))), problems
+    offsets = from_numpy(np.arange(0, n * k + 1, k, dtype=np.int32))
+    return pa.ListArray.from_arrays(offsets, values.take(from_numpy(order))), problems

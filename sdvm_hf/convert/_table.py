@@ -22,7 +22,19 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from sdvm_hf._wire import BLOCKS, TASK_TYPE, reserved_key
-from sdvm_hf.arrow import Found, constant, found, is_list, json_type_problem
+from sdvm_hf.arrow import (
+    FALSE,
+    TRUE,
+    Found,
+    constant,
+    empty_table,
+    found,
+    from_numpy,
+    is_list,
+    json_type_problem,
+    scalar,
+    to_numpy,
+)
 from sdvm_hf.arrow.schema import JSON_EXTRA, normal_type, sample_schema
 from sdvm_hf.convert._answers import SPELLINGS, answer_index, expected_answer
 from sdvm_hf.convert._cells import (
@@ -73,7 +85,7 @@ def extra_columns(mapping: Description, names: Sequence[str]) -> list[str]:
 def sample_schema_of(mapping: Description, source: pa.Schema) -> pa.Schema:
     """The sample schema the mapping gives for a source of schema ``source``."""
     # the pass's own preparation, on no rows: the two cannot disagree
-    flat = prepare(mapping, source.empty_table())[0].schema
+    flat = prepare(mapping, empty_table(source))[0].schema
     extra = extra_columns(mapping, flat.names)
     if not extra:
         return sample_schema(JSON_EXTRA)
@@ -211,31 +223,32 @@ def _answer(
         choices = one_array(choices)  # list kernels number rows within a chunk
     counts = pc.list_value_length(choices)
     index = answer_index(raw, choices, answer_format, at, labels)
-    out_of_range = pc.or_kleene(pc.less(index, 0), pc.greater_equal(index, counts))
+    zero, two = scalar(0, index.type), scalar(2, counts.type)
+    out_of_range = pc.or_kleene(pc.less(index, zero), pc.greater_equal(index, counts))
     bad = pc.and_(
-        pc.fill_null(pc.greater_equal(counts, 2), False), pc.fill_null(out_of_range, True)
+        pc.fill_null(pc.greater_equal(counts, two), FALSE), pc.fill_null(out_of_range, TRUE)
     )
-    rows = np.asarray(pc.indices_nonzero(bad), dtype=np.int64)
-    values = raw.take(pa.array(rows)).to_pylist()
-    sizes = counts.take(pa.array(rows)).to_pylist()
+    rows = to_numpy(pc.indices_nonzero(bad)).astype(np.int64)
+    values = raw.take(from_numpy(rows)).to_pylist()
+    sizes = counts.take(from_numpy(rows)).to_pylist()
     if labels is None:
         described = {size: expected_answer(raw.type, size, answer_format) for size in set(sizes)}
         expected = [described[size] for size in sizes]
     else:
-        row_labels = labels.take(pa.array(rows)).to_pylist()
+        row_labels = labels.take(from_numpy(rows)).to_pylist()
         expected = [
             expected_answer(raw.type, size, answer_format, these)
             for size, these in zip(sizes, row_labels, strict=True)
         ]
     withheld = [value is None or value in ("", "-1") or value == -1 for value in values]
     notes = [_WITHHELD if flag else "" for flag in withheld]
-    read = pc.is_valid(index).take(pa.array(rows)).to_pylist()
+    read = pc.is_valid(index).take(from_numpy(rows)).to_pylist()
     kinds: list[ProblemKind] = [
         "label_withheld" if flag else "answer_out_of_range" if readable else "answer_unreadable"
         for flag, readable in zip(withheld, read, strict=True)
     ]
     problems = Found.at(raw, rows, (mapping.answer,), expected, notes, kind=kinds)
-    return pc.if_else(bad, pa.scalar(None, pa.int64()), index), problems
+    return pc.if_else(bad, scalar(None, pa.int64()), index), problems
 
 
 def _core_problems(mapping: Description, samples: pa.Table) -> list[Found]:

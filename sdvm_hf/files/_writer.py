@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sdvm_hf._atomic import AtomicFile, block_signals_in_this_thread, named
-from sdvm_hf.arrow import DECODE_ROWS, WRITE_OPTIONS, decode
+from sdvm_hf.arrow import DECODE_ROWS, WRITE_OPTIONS, decode, empty_table
 from sdvm_hf.arrow.schema import sample_schema
 from sdvm_hf.files._format import Format, format_of
 from sdvm_hf.files._jsonl import _open_text, _wire_line
@@ -112,7 +112,7 @@ class SampleWriter:
                 self._parquet.add_key_value_metadata(self.record.metadata())
             self._finish()
             if self._parquet is None and self._text is None:  # nothing came: no sample
-                empty = sample_schema().empty_table()
+                empty = empty_table(sample_schema())
                 pq.write_table(
                     empty.replace_schema_metadata(with_record(empty.schema, self.record).metadata),
                     self._file.path,

@@ -14,7 +14,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from sdvm_hf._progress import bar, quiet
-from sdvm_hf.arrow import utf8_problems
+from sdvm_hf.arrow import empty_table, utf8_problems
 from sdvm_hf.arrow.rejects import Rejects
 from sdvm_hf.arrow.sequence import SampleSequence
 from sdvm_hf.convert.mapping import Conversion, MultipleChoiceMapping, OnError
@@ -220,5 +220,5 @@ def convert_handed(
     if results:
         converted = pa.concat_tables([result.table for result in results])
     else:
-        converted = resolved.schema(schema).empty_table()
+        converted = empty_table(resolved.schema(schema))
     return SampleSequence(converted, rejects=rejects, validate=False)
