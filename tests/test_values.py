@@ -82,6 +82,17 @@ def test_to_numpy_is_np_asarray(chunks: list[list[int]], cut: int, kind: pa.Data
         assert got.tolist() == want.tolist()
 
 
+@pytest.mark.parametrize("values", [np.zeros((2, 2)), np.array(["a"]), np.array([object()])])
+def test_from_numpy_takes_one_dimension_of_numbers(values: np.ndarray) -> None:
+    with pytest.raises(TypeError, match="expected one dimension of numbers or booleans, got"):
+        from_numpy(values)
+
+
+def test_from_numpy_of_a_strided_view_is_its_values() -> None:
+    values = np.arange(10)[::3]
+    assert from_numpy(values).to_pylist() == [0, 3, 6, 9]
+
+
 def test_to_numpy_leaves_nulls_and_other_types_to_pyarrow() -> None:
     with_nulls = pa.array([1.0, None, 3.0])
     assert np.isnan(to_numpy(with_nulls)[1])

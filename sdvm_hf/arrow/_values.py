@@ -43,6 +43,11 @@ def from_numpy(
     [True, False]
     """
     values = np.ascontiguousarray(values)
+    if values.ndim != 1 or values.dtype.kind not in "biuf":
+        raise TypeError(
+            f"expected one dimension of numbers or booleans, got {values.dtype} "
+            f"in {values.ndim} dimensions"
+        )
     n = len(values)
     validity = None if mask is None or not mask.any() else _bits(~np.asarray(mask, bool))
     if values.dtype == bool:

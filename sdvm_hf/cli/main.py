@@ -131,8 +131,9 @@ def _import_pandas() -> None:
     pyarrow imports pandas lazily the first time it converts to numpy. A Ctrl-C or SIGTERM
     raised inside that import can be reported by pandas' C extensions as an ImportError,
     which pyarrow takes for "no pandas" (the signal is lost and the command goes on), or can
-    leave pandas half imported (a traceback later). A command that reads data converts Arrow
-    columns to numpy early (row numbers, masks), so this moves the import rather than adding it.
+    leave pandas half imported (a traceback later). Most commands reach that conversion (pyarrow's
+    Parquet reader imports pandas itself), so this moves the import rather than adding it; a
+    CSV source alone would not need it (the conversion path makes its values without pandas).
     """
     with suppress(ImportError):  # pyarrow works without it
         import pandas  # type: ignore[import-untyped]  # noqa: F401
