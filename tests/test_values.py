@@ -14,11 +14,13 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+import sdvm_hf
 from sdvm_hf.arrow import (
     FALSE,
     TRUE,
@@ -91,6 +93,35 @@ def test_from_numpy_takes_one_dimension_of_numbers(values: np.ndarray) -> None:
 def test_from_numpy_of_a_strided_view_is_its_values() -> None:
     values = np.arange(10)[::3]
     assert from_numpy(values).to_pylist() == [0, 3, 6, 9]
+    assert from_numpy(np.array([1, 2], ">i4")).to_pylist() == [1, 2]  # big-endian
+    with pytest.raises(TypeError, match="got int64 in 0 dimensions"):
+        from_numpy(np.array(5))
+    with pytest.raises(ValueError, match="a mask of 1 flags for 3 values"):
+        from_numpy(np.array([1, 2, 3]), mask=np.array([True]))
+
+
+def test_to_numpy_of_a_far_bool_slice_reads_only_its_bytes() -> None:
+    flags = pa.array(np.arange(100_003) % 7 == 0)
+    for start in (0, 1, 8, 99_990, 100_003):
+        part = flags[start : start + 10]
+        assert to_numpy(part).tolist() == np.asarray(part).tolist()
+
+
+def test_an_unsigned_answer_past_int64_is_a_reject_not_a_crash(tmp_path: Path) -> None:
+    """pyarrow made the bound 2**62 an int64 and cast the uint64 column to it first."""
+    source = pa.table(
+        {
+            "question": ["q1", "q2", "q3"],
+            "subject": ["s", "s", "s"],
+            "choices": [["a", "b"]] * 3,
+            "answer": pa.array([1, 2**63, 2**62 + 1], pa.uint64()),
+        }
+    )
+    path = tmp_path / "mmlu.parquet"
+    pq.write_table(source, path)
+    samples = sdvm_hf.load("mmlu", data_files=path, on_error="skip")
+    assert [sample.answer_index for sample in samples] == [1]
+    assert samples.rejects is not None and len(samples.rejects) == 2
 
 
 def test_to_numpy_leaves_nulls_and_other_types_to_pyarrow() -> None:

@@ -42,13 +42,16 @@ def from_numpy(
     >>> from_numpy([True, False]).to_pylist()
     [True, False]
     """
-    values = np.ascontiguousarray(values)
+    values = np.asarray(values)
     if values.ndim != 1 or values.dtype.kind not in "biuf":
         raise TypeError(
             f"expected one dimension of numbers or booleans, got {values.dtype} "
             f"in {values.ndim} dimensions"
         )
+    values = np.ascontiguousarray(values, values.dtype.newbyteorder("="))  # Arrow's order
     n = len(values)
+    if mask is not None and len(mask) != n:
+        raise ValueError(f"a mask of {len(mask)} flags for {n} values")
     validity = None if mask is None or not mask.any() else _bits(~np.asarray(mask, bool))
     if values.dtype == bool:
         made = pa.Array.from_buffers(pa.bool_(), n, [validity, _bits(values)])
@@ -126,11 +129,13 @@ def to_numpy(values: pa.Array | pa.ChunkedArray) -> np.ndarray[Any, Any]:
         return np.asarray(values)  # nulls, or other types: pyarrow's own conversion
     data, n, offset = values.buffers()[1], len(values), values.offset
     if dtype is None:  # booleans: one bit each
-        bits = np.frombuffer(data, np.uint8) if data is not None else np.zeros(0, np.uint8)
-        return np.unpackbits(bits, count=offset + n, bitorder="little")[offset:].view(bool)
+        first, skip = divmod(offset, 8)  # only the bytes that hold these bits
+        bits = np.frombuffer(data, np.uint8, -(-(skip + n) // 8), first) if n else _NO_BITS
+        return np.unpackbits(bits, count=skip + n, bitorder="little")[skip:].view(bool)
     return np.frombuffer(data, dtype, count=n, offset=offset * dtype.itemsize)
 
 
+_NO_BITS = np.zeros(0, np.uint8)
 _NUMBERS = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
 _NUMPY = {pa.from_numpy_dtype(t): np.dtype(t) for t in [*_NUMBERS, np.float32, np.float64]}
 

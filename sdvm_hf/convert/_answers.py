@@ -29,7 +29,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from sdvm_hf._wire import LETTERS, shorten
-from sdvm_hf.arrow import from_numpy, integers, is_list
+from sdvm_hf.arrow import from_numpy, integers, is_list, scalar
 from sdvm_hf.convert._cells import is_text
 from sdvm_hf.errors import InputError, LayoutError
 
@@ -199,8 +199,11 @@ def _number(value: Any, minus: int) -> int | None:
 
 
 def _integer(raw: pa.Array) -> pa.Array:
-    fits = pc.less_equal(raw, 2**62) if pa.types.is_unsigned_integer(raw.type) else None
-    return (raw if fits is None else pc.if_else(fits, raw, None)).cast(pa.int64())
+    if not pa.types.is_unsigned_integer(raw.type):
+        return raw.cast(pa.int64())
+    # compared as uint64: a Python 2**62 was an int64, and cast a value past it first
+    fits = pc.less_equal(raw, scalar(2**62, pa.uint64()))
+    return pc.if_else(fits, raw, scalar(None, raw.type)).cast(pa.int64())
 
 
 def _index_decode(raw: pa.Array, choices: pa.Array, where: str, labels: Any) -> pa.Array:
