@@ -33,7 +33,6 @@ from sdvm_hf.arrow import (
     is_list,
     json_type_problem,
     scalar,
-    to_numpy,
 )
 from sdvm_hf.arrow.schema import JSON_EXTRA, normal_type, sample_schema
 from sdvm_hf.convert._answers import SPELLINGS, answer_index, expected_answer
@@ -42,6 +41,7 @@ from sdvm_hf.convert._cells import (
     choices_from_list,
     is_text,
     one_array,
+    positions,
     safe_cast,
     same_chunks,
 )
@@ -228,7 +228,7 @@ def _answer(
     bad = pc.and_(
         pc.fill_null(pc.greater_equal(counts, two), FALSE), pc.fill_null(out_of_range, TRUE)
     )
-    rows = to_numpy(pc.indices_nonzero(bad)).astype(np.int64)
+    rows = positions(bad)
     values = raw.take(from_numpy(rows)).to_pylist()
     sizes = counts.take(from_numpy(rows)).to_pylist()
     if labels is None:
