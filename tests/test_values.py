@@ -27,6 +27,8 @@ from sdvm_hf.arrow import (
     empty_table,
     from_numpy,
     integers,
+    out_of_range,
+    rows_where,
     scalar,
     strings,
     to_numpy,
@@ -82,6 +84,31 @@ def test_to_numpy_is_np_asarray(chunks: list[list[int]], cut: int, kind: pa.Data
         got, want = to_numpy(values), np.asarray(values)
         assert got.dtype == want.dtype
         assert got.tolist() == want.tolist()
+
+
+@given(
+    st.lists(st.lists(st.booleans() | st.none(), max_size=6), min_size=1, max_size=4),
+    st.booleans(),
+)
+def test_rows_where_counts_a_null_as_asked(chunks: list[list[bool | None]], null: bool) -> None:
+    mask = pa.chunked_array([pa.array(chunk, pa.bool_()) for chunk in chunks])
+    flags = [null if flag is None else flag for chunk in chunks for flag in chunk]
+    got = rows_where(mask, null=null)
+    assert got.dtype == np.int64
+    assert got.tolist() == [row for row, flag in enumerate(flags) if flag]
+
+
+@given(st.lists(st.tuples(st.integers(-3, 6) | st.none(), st.integers(0, 5) | st.none())))
+def test_out_of_range_marks_answers_no_choice_has(
+    rows: list[tuple[int | None, int | None]],
+) -> None:
+    answers = pa.array([answer for answer, _ in rows], pa.int64())
+    lengths = pa.array([length for _, length in rows], pa.int32())
+    want = [
+        length is not None and length >= 2 and (answer is None or not 0 <= answer < length)
+        for answer, length in rows
+    ]
+    assert out_of_range(answers, lengths).to_pylist() == want
 
 
 @pytest.mark.parametrize("values", [np.zeros((2, 2)), np.array(["a"]), np.array([object()])])

@@ -16,7 +16,7 @@ from sdvm_hf.arrow._codec import (
 from sdvm_hf.arrow._concat import concatenate_tables
 from sdvm_hf.arrow._found import Found, Problems, first_per_row
 from sdvm_hf.arrow._parquet import WRITE_OPTIONS, batch_rows, parquet_file_batches
-from sdvm_hf.arrow._rules import find_problems, found, is_list, utf8_problems
+from sdvm_hf.arrow._rules import find_problems, found, is_list, out_of_range, utf8_problems
 from sdvm_hf.arrow._stream import shuffled, taken
 from sdvm_hf.arrow._validate import canonical, check_schema, checked_table, json_type_problem
 from sdvm_hf.arrow._values import (
@@ -25,6 +25,7 @@ from sdvm_hf.arrow._values import (
     empty_table,
     from_numpy,
     integers,
+    rows_where,
     scalar,
     strings,
     to_numpy,
@@ -56,10 +57,12 @@ __all__ = [
     "is_list",
     "json_text",
     "json_type_problem",
+    "out_of_range",
     "parquet_file_batches",
     "plain_blocks",
     "plain_extras",
     "row_chunks",
+    "rows_where",
     "scalar",
     "shuffled",
     "strings",

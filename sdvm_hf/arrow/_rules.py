@@ -24,7 +24,7 @@ from sdvm_hf._wire import (
     shorten,
 )
 from sdvm_hf.arrow._found import Found, all_problems
-from sdvm_hf.arrow._values import FALSE, TRUE, from_numpy, scalar, strings, to_numpy
+from sdvm_hf.arrow._values import FALSE, TRUE, from_numpy, rows_where, scalar, strings, to_numpy
 from sdvm_hf.arrow.schema import (
     EXTRA_MISSING,
 )
@@ -92,35 +92,30 @@ def _may_be_blank(strings: pa.StringArray) -> np.ndarray:
     return np.asarray(maybe, dtype=np.bool_)
 
 
-def _bad(mask: pa.Array | pa.ChunkedArray) -> np.ndarray:
-    """The rows where ``mask`` is true or null."""
-    return to_numpy(pc.indices_nonzero(pc.fill_null(mask, TRUE))).astype(np.int64)
-
-
 Rule = Callable[[pa.Table], Iterator[Found]]
 
 
 def _task_type(table: pa.Table) -> Iterator[Found]:
     column = table.column("task_type")
-    bad = _bad(pc.not_equal(column, scalar(TASK_TYPE, pa.string())))
+    bad = rows_where(pc.not_equal(column, scalar(TASK_TYPE, pa.string())), null=True)
     yield Found.at(column, bad, ("task_type",), repr(TASK_TYPE), kind="wrong_task_type")
 
 
 def _style(table: pa.Table) -> Iterator[Found]:
     column = table.column("style")
-    bad = _bad(pc.invert(pc.is_in(column, value_set=strings(STYLES))))
+    bad = rows_where(pc.invert(pc.is_in(column, value_set=strings(STYLES))), null=True)
     yield Found.at(column, bad, ("style",), " or ".join(map(repr, STYLES)), kind="unknown_style")
 
 
 def _context(table: pa.Table) -> Iterator[Found]:
     column = table.column("context")
-    bad = _bad(blank(column))
+    bad = rows_where(blank(column), null=True)
     yield Found.at(column, bad, ("context",), "a non-empty string", kind="empty_context")
 
 
 def _choices(table: pa.Table) -> Iterator[Found]:
     choices = table.column("choices")
-    too_few = _bad(pc.less(pc.list_value_length(choices), scalar(2, pa.int32())))
+    too_few = rows_where(pc.less(pc.list_value_length(choices), scalar(2, pa.int32())), null=True)
     yield Found.at(choices, too_few, ("choices",), "at least two choices", kind="too_few_choices")
     flat = pc.list_flatten(choices)
     if flat.null_count:
@@ -131,12 +126,28 @@ def _choices(table: pa.Table) -> Iterator[Found]:
         yield Found.at(choices, rows, ("choices",), expected, kind="null_choice")
 
 
+def out_of_range(
+    answer: pa.Array | pa.ChunkedArray, lengths: pa.Array | pa.ChunkedArray
+) -> pa.Array | pa.ChunkedArray:
+    """Where ``answer`` is no index of its row's choices (null is none), never null.
+
+    ``lengths`` counts each row's choices; a row of fewer than two is never marked here (it
+    is its choices' problem).
+
+    >>> out_of_range(pa.array([0, 2, None, 5]), pa.array([2, 2, 3, 1])).to_pylist()
+    [False, True, True, False]
+    """
+    outside = pc.or_kleene(
+        pc.less(answer, scalar(0, answer.type)), pc.greater_equal(answer, lengths)
+    )
+    enough = pc.fill_null(pc.greater_equal(lengths, scalar(2, lengths.type)), FALSE)
+    return pc.and_(enough, pc.fill_null(outside, TRUE))
+
+
 def _answer_index(table: pa.Table) -> Iterator[Found]:
     answer = table.column("answer_index")
     lengths = pc.list_value_length(table.column("choices"))
-    out_of_range = pc.or_kleene(pc.less(answer, 0), pc.greater_equal(answer, lengths))
-    valid_choices = pc.fill_null(pc.greater_equal(lengths, 2), False)
-    rows = _bad(pc.and_(valid_choices, pc.fill_null(out_of_range, True)))
+    rows = rows_where(out_of_range(answer, lengths))
     counts = lengths.take(from_numpy(rows)).to_pylist()
     expected = [answer_range(n) for n in counts]
     yield Found.at(answer, rows, ("answer_index",), expected, kind="answer_out_of_range")
@@ -186,7 +197,7 @@ def _extra(table: pa.Table) -> Iterator[Found]:
     ):
         return  # no null row, no float to be NaN, no missing keys: nothing to check
     extra = column.combine_chunks()
-    nulls = _bad(extra.is_null())
+    nulls = rows_where(extra.is_null(), null=True)
     expected = "an object (a struct row)"
     yield Found(nulls, ("extra",), expected, ["None"] * len(nulls), kind="null_extra")
     seen = set(nulls.tolist())
@@ -213,7 +224,9 @@ def _missing_keys(table: pa.Table, extra: pa.StructArray) -> Iterator[Found]:
     flat = pc.list_flatten(missing)
     parents = np.asarray(pc.list_parent_indices(missing), np.int64)
     names = [child.name for child in extra.type]
-    unknown = _bad(pc.invert(pc.is_in(flat, value_set=pa.array(names, pa.string()))))
+    unknown = rows_where(
+        pc.invert(pc.is_in(flat, value_set=pa.array(names, pa.string()))), null=True
+    )
     expected = f"names of extra fields ({', '.join(names)})"
     named = Found.at(flat, unknown, (EXTRA_MISSING,), expected, kind="unknown_missing_key")
     yield replace(named, rows=parents[unknown])

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 __all__ = [
     "FALSE",
@@ -24,6 +25,7 @@ __all__ = [
     "empty_table",
     "from_numpy",
     "integers",
+    "rows_where",
     "scalar",
     "strings",
     "to_numpy",
@@ -133,6 +135,17 @@ def to_numpy(values: pa.Array | pa.ChunkedArray) -> np.ndarray[Any, Any]:
         bits = np.frombuffer(data, np.uint8, -(-(skip + n) // 8), first) if n else _NO_BITS
         return np.unpackbits(bits, count=skip + n, bitorder="little")[skip:].view(bool)
     return np.frombuffer(data, dtype, count=n, offset=offset * dtype.itemsize)
+
+
+def rows_where(mask: pa.Array | pa.ChunkedArray, null: bool = False) -> np.ndarray[Any, Any]:
+    """The rows (int64) where ``mask`` is true; a null row counts as ``null``.
+
+    >>> mask = pa.array([True, None, False, True])
+    >>> rows_where(mask).tolist(), rows_where(mask, null=True).tolist()
+    ([0, 3], [0, 1, 3])
+    """
+    filled = pc.fill_null(mask, TRUE if null else FALSE)
+    return to_numpy(pc.indices_nonzero(filled)).astype(np.int64)
 
 
 _NO_BITS = np.zeros(0, np.uint8)

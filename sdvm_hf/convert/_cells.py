@@ -14,16 +14,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from sdvm_hf.arrow import FALSE, Found, from_numpy, to_numpy
+from sdvm_hf.arrow import Found, from_numpy, rows_where
 from sdvm_hf.arrow.schema import STRING_TYPES
 from sdvm_hf.errors import PathPart
 
 _CAST_ERRORS = (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError)
-
-
-def positions(mask: pa.Array | pa.ChunkedArray) -> np.ndarray:
-    """The rows where ``mask`` is true (null counts as false)."""
-    return to_numpy(pc.indices_nonzero(pc.fill_null(mask, FALSE))).astype(np.int64)
 
 
 def one_array(column: pa.ChunkedArray) -> pa.Array:
@@ -93,7 +88,7 @@ def safe_cast(
     except _CAST_ERRORS:
         pass
     suspects = _suspects(array, dtype)
-    bad = positions(suspects) if suspects is not None else np.zeros(0, np.int64)
+    bad = rows_where(suspects) if suspects is not None else np.zeros(0, np.int64)
     mask = np.zeros(len(array), dtype=bool)
     mask[bad] = True
     rest = pc.if_else(from_numpy(mask), pa.nulls(len(array), array.type), array)
@@ -127,7 +122,7 @@ def choices_from_list(
     if is_text(array.type.value_type):
         return array.cast(_CHOICES), []
     lengths = pc.fill_null(pc.list_value_length(array), 0)
-    bad = positions(pc.greater(lengths, 0))
+    bad = rows_where(pc.greater(lengths, 0))
     offsets = array.offsets
     if offsets[0].as_py() != 0:
         offsets = pc.subtract(offsets, offsets[0])
@@ -147,7 +142,7 @@ def choices_from_columns(
         if is_text(array.type):
             texts.append(array.cast(pa.string()))
             continue
-        rows = positions(array.is_valid())
+        rows = rows_where(array.is_valid())
         problems.append(Found.at(array, rows, (name,), "a string", kind="not_text"))
         texts.append(pa.nulls(n, pa.string()))
     values = pa.concat_arrays(texts)

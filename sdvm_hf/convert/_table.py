@@ -23,8 +23,6 @@ import pyarrow.compute as pc
 
 from sdvm_hf._wire import BLOCKS, TASK_TYPE, reserved_key
 from sdvm_hf.arrow import (
-    FALSE,
-    TRUE,
     Found,
     constant,
     empty_table,
@@ -32,6 +30,8 @@ from sdvm_hf.arrow import (
     from_numpy,
     is_list,
     json_type_problem,
+    out_of_range,
+    rows_where,
     scalar,
 )
 from sdvm_hf.arrow.schema import JSON_EXTRA, normal_type, sample_schema
@@ -41,7 +41,6 @@ from sdvm_hf.convert._cells import (
     choices_from_list,
     is_text,
     one_array,
-    positions,
     safe_cast,
     same_chunks,
 )
@@ -223,12 +222,8 @@ def _answer(
         choices = one_array(choices)  # list kernels number rows within a chunk
     counts = pc.list_value_length(choices)
     index = answer_index(raw, choices, answer_format, at, labels)
-    zero, two = scalar(0, index.type), scalar(2, counts.type)
-    out_of_range = pc.or_kleene(pc.less(index, zero), pc.greater_equal(index, counts))
-    bad = pc.and_(
-        pc.fill_null(pc.greater_equal(counts, two), FALSE), pc.fill_null(out_of_range, TRUE)
-    )
-    rows = positions(bad)
+    bad = out_of_range(index, counts)
+    rows = rows_where(bad)
     values = raw.take(from_numpy(rows)).to_pylist()
     sizes = counts.take(from_numpy(rows)).to_pylist()
     if labels is None:
