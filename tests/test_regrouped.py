@@ -20,6 +20,7 @@ from sdvm_hf.sources._convert import convert_handed, regrouped
 FIXTURES = Path(__file__).parent / "fixtures"
 HELLASWAG = pq.read_table(FIXTURES / "hellaswag" / "validation.parquet")
 MMLU_PRO = pq.read_table(FIXTURES / "mmlu" / "mmlu_pro.parquet")  # row 6 is a bad row
+BIG = 4_096  # rows of a big CSV chunk (two make the rejects' source)
 
 
 def _fixed_grid(table: pa.Table, first_row: int, rows: int) -> Iterator[tuple[int, pa.Table]]:
@@ -215,6 +216,7 @@ def test_rejects_hold_their_rows_not_the_batch(bad_rows: list[int]) -> None:
         answers[row] = "E"
     table = table.set_column(5, "answer", pa.array(answers))
     expected = [table.slice(row, 1).to_pylist()[0] for row in bad_rows]
+    source_bytes = table.nbytes
     mapping = PRESETS["mmlu"].mapping(table.column_names)
     handed = [table]
     del table
@@ -226,7 +228,6 @@ def test_rejects_hold_their_rows_not_the_batch(bad_rows: list[int]) -> None:
     kept = sum(originals[0].nbytes for originals in parts if isinstance(originals, tuple))
     if 2 * len(bad_rows) < 2 * BIG:  # few: their rows alone, not the source's 8 MiB
         assert kept < 2_000 * len(bad_rows)
+    else:  # half the rows or more: the pieces are kept as they are, not copied
+        assert kept >= source_bytes
     assert len(samples) == 2 * BIG - len(bad_rows)
-
-
-BIG = 4_096
